@@ -1,0 +1,12 @@
+//! Sans-I/O IEEE 802.11 security state machines.
+//!
+//! Nothing here reads a clock, draws randomness or does I/O: time comes in
+//! as an argument, randomness through a trait the caller implements, frames
+//! as byte slices.
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+pub use wisec_crypto::replay;
