@@ -12,6 +12,7 @@
 
 pub mod frame_control;
 pub mod mac_header;
+pub mod security;
 
 pub use frame_control::{FrameControl, FrameType};
 pub use mac_header::{Header, HeaderRepr};
