@@ -1,5 +1,9 @@
-import json, struct, sys
-sys.path.insert(0,'/tmp/aead')
+"""Regenerates ccmp_gcmp_crosscheck.json: CCMP/GCMP expected outputs from
+Python 'cryptography' (AESCCM/AESGCM) with an AAD/nonce builder written
+here from IEEE Std 802.11-2020 12.5.3.3.3, 12.5.3.3.4 and 12.5.5.3.4,
+independently of the Rust code. Run: python3 ccmp_gcmp_crosscheck.py"""
+import json, os, struct
+HERE = os.path.dirname(os.path.abspath(__file__))
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESGCM
 H=bytes.fromhex
 def hdrlen(fc):
@@ -34,7 +38,7 @@ def prot(suite,tk,pn,kid,f):
     elif suite=='ccmp256': c=AESCCM(tk,16).encrypt(n13,f[h:],a)
     else: c=AESGCM(tk).encrypt(n12,f[h:],a)
     return bytes(hd)+sh+c
-d=json.load(open('/work/wt-aead/crates/wisec-crypto/tests/vectors/ieee80211_vectors.json'))
+d=json.load(open(os.path.join(HERE, 'ieee80211_vectors.json')))
 out=[]
 def add(name,suite,tk,pn,kid,f,note):
     out.append({"name":name,"suite":suite,"tk":tk.hex(),"pn":pn,"key_id":kid,"plaintext_mpdu":f.hex(),"protected_mpdu":prot(suite,tk,pn,kid,f).hex(),"source":note})
@@ -68,5 +72,5 @@ for suite,tk in [('ccmp128',tk16),('ccmp256',tk32),('gcmp128',tk16),('gcmp256',t
     for i,(name,f) in enumerate(frames):
         add(name,suite,tk,0x0000_1234_5678+i if i%2 else 0xffff_ffff_fff0+i,i%4,f,
             "synthetic frame; expected output computed with Python cryptography 48 (AESCCM/AESGCM) and an independent Python AAD/nonce builder per IEEE Std 802.11-2020 12.5.3.3.3, 12.5.3.3.4, 12.5.5.3.4")
-json.dump({"source":"cross-checks computed with Python 'cryptography' 48.0.0 (OpenSSL AES-CCM/AES-GCM); each entry names its input","vectors":out},open('/work/wt-aead/crates/wisec-crypto/tests/vectors/ccmp_gcmp_crosscheck.json','w'),indent=1)
+json.dump({"source":"cross-checks computed with Python 'cryptography' 48.0.0 (OpenSSL AES-CCM/AES-GCM); each entry names its input","vectors":out},open(os.path.join(HERE, 'ccmp_gcmp_crosscheck.json'),'w'),indent=1)
 print(len(out), out[0]['protected_mpdu'])
