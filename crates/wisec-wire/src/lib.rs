@@ -12,6 +12,7 @@
 
 mod bytes;
 pub mod data;
+pub mod eapol;
 pub mod element;
 pub mod frame_control;
 pub mod llc;
