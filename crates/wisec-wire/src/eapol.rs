@@ -356,7 +356,8 @@ impl<T: AsRef<[u8]>> KeyFrame<T> {
     /// Checks: MIC length at most 32 (`Unsupported`), the EAPOL header and
     /// body present (`Truncated`), Packet Type EAPOL-Key (`Malformed`),
     /// Descriptor Type 2 or 254 (`Unsupported`), a body long enough for the
-    /// fixed fields, and Key Data Length within the body (`Malformed`).
+    /// fixed fields, and Key Data ending exactly where the body ends
+    /// (`Malformed`).
     pub fn check_len(&self) -> Result<()> {
         if self.mic_len > MAX_MIC_LEN {
             return Err(Error::Unsupported);
@@ -376,7 +377,10 @@ impl<T: AsRef<[u8]>> KeyFrame<T> {
         if body_len < fixed {
             return Err(Error::Malformed);
         }
-        if usize::from(self.key_data_len()) > body_len - fixed {
+        // The body is exactly the fixed fields and the Key Data: octets
+        // between the end of Key Data and the end of the body would be
+        // covered by the MIC yet belong to no field.
+        if usize::from(self.key_data_len()) != body_len - fixed {
             return Err(Error::Malformed);
         }
         Ok(())
