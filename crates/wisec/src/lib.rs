@@ -2,4 +2,5 @@
 //! capture I/O and the encrypt/decrypt pipelines.
 #![forbid(unsafe_code)]
 
+pub mod capture;
 pub mod cli;
