@@ -103,7 +103,6 @@ pub struct Unprotected {
 }
 
 impl Unprotected {
-    #[allow(dead_code)]
     pub(crate) const fn new(len: usize, pn: u64, key_id: u8) -> Unprotected {
         Unprotected { len, pn, key_id }
     }
@@ -171,7 +170,6 @@ pub trait FrameProtector {
 }
 
 /// Compares two tags in constant time (for equal lengths).
-#[allow(dead_code)]
 pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
     a.len() == b.len() && bool::from(a.ct_eq(b))

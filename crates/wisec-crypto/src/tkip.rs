@@ -1,1 +1,589 @@
-//! Placeholder.
+//! TKIP, the Temporal Key Integrity Protocol (IEEE Std 802.11-2020,
+//! 12.5.2): WEP's RC4 and ICV with a per-frame RC4 key from two-phase key
+//! mixing (12.5.2.5), a 48-bit TKIP sequence counter (TSC) in an extended
+//! IV header (12.5.2.2), and the Michael MIC over the MSDU (12.5.2.3).
+//!
+//! TKIP is deprecated and weak (Michael can be forged with about 2^20
+//! work; Beck–Tews and Ohigashi–Morii attacks recover keystream); it exists
+//! here to read old captures and to measure old networks. The type is named
+//! [`DangerTkip`] so nobody picks it by accident.
+//!
+//! # Keys and directions
+//!
+//! [`DangerTkip::new`] takes the 32-byte TKIP temporal key: octets 0..16
+//! are the encryption key, 16..24 the Michael key for frames sent by the
+//! Authenticator, 24..32 the Michael key for frames sent by the Supplicant
+//! (12.7.1.3, 12.8). By default ([`MichaelKeySelect::ByFrame`]) the Michael
+//! key is chosen per frame from its header: From DS set (and To DS clear) or
+//! a group-addressed Address 1 means "from the Authenticator", To DS set
+//! (and From DS clear) means "from the Supplicant". Other individually
+//! addressed frames (IBSS, four-address frames) have no direction in their
+//! header; give one with [`DangerTkip::with_key_select`].
+//!
+//! # Fragmentation
+//!
+//! The Michael MIC covers the whole MSDU and is sent in its last fragment.
+//! [`FrameProtector::protect_in_place`] and
+//! [`FrameProtector::unprotect_in_place`] handle unfragmented MSDUs only: an
+//! MPDU with More Fragments set or a non-zero fragment number gets
+//! [`Error::Unsupported`]. Callers that fragment or reassemble use the
+//! MPDU layer ([`DangerTkip::protect_mpdu_in_place`],
+//! [`DangerTkip::unprotect_mpdu_in_place`], which apply key mixing, RC4 and
+//! the ICV but no MIC) and the MSDU layer ([`DangerTkip::msdu_mic`],
+//! [`DangerTkip::verify_msdu_mic`]).
+//!
+//! # Michael failures
+//!
+//! [`FrameProtector::unprotect_in_place`] returns [`Error::Integrity`] when
+//! either the ICV or the Michael MIC fails. The countermeasures of 12.5.2.4
+//! need to know which: [`DangerTkip::unprotect_in_place_detailed`] returns
+//! [`TkipRxError::MichaelFailure`] for a frame whose ICV verified but whose
+//! MIC did not. Check the TSC for replay *before* counting a Michael
+//! failure (12.5.2.4.4): a replayed frame is discarded without a MIC check.
+
+use crate::michael::{self, Michael};
+use crate::rc4::Rc4;
+use crate::wep::{mpdu_layout, open_with_icv, seal_with_icv, write_fc, ICV_LEN};
+use crate::{ct_eq, Error, FrameProtector, Overhead, Result, Unprotected};
+use wisec_wire::mac_header::Header;
+use wisec_wire::security::{TkipHeader, PN_MAX, TKIP_HEADER_LEN};
+use wisec_wire::MacAddr;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Length of the TKIP temporal key (encryption key and two Michael keys).
+pub const TK_LEN: usize = 32;
+/// Length of the Michael MIC.
+pub const MIC_LEN: usize = michael::MIC_LEN;
+
+// ---------------------------------------------------------------------------
+// Key mixing (12.5.2.5).
+
+/// Multiplication by x in GF(2^8) with the AES polynomial x^8+x^4+x^3+x+1.
+const fn xtime(a: u8) -> u8 {
+    (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 }
+}
+
+const fn gf_mul(mut a: u8, mut b: u8) -> u8 {
+    let mut p = 0u8;
+    while b != 0 {
+        if b & 1 != 0 {
+            p ^= a;
+        }
+        a = xtime(a);
+        b >>= 1;
+    }
+    p
+}
+
+/// The AES S-box value of `x` (FIPS 197, 5.1.1): the multiplicative
+/// inverse in GF(2^8) (0 for 0) followed by the affine transformation.
+const fn aes_sbox(x: u8) -> u8 {
+    // x^254 is the inverse of x (and maps 0 to 0).
+    let mut inv = 1u8;
+    let mut k = 0;
+    while k < 254 {
+        inv = gf_mul(inv, x);
+        k += 1;
+    }
+    inv ^ inv.rotate_left(1) ^ inv.rotate_left(2) ^ inv.rotate_left(3) ^ inv.rotate_left(4) ^ 0x63
+}
+
+/// The first half of the TKIP S-box table (12.5.2.5.1): each entry is the
+/// AES S-box output times 2 (high octet) and times 3 (low octet) in
+/// GF(2^8), i.e. the first column of AES's MixColumns applied to it. The
+/// second half of the standard's table is this one with its octets swapped.
+const fn make_tkip_sbox() -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        let s = aes_sbox(i as u8);
+        t[i] = ((xtime(s) as u16) << 8) | (xtime(s) ^ s) as u16;
+        i += 1;
+    }
+    t
+}
+
+static TKIP_SBOX: [u16; 256] = make_tkip_sbox();
+
+/// The 16-bit S-box `S[x] = Sbox[0][Lo8(x)] ^ Sbox[1][Hi8(x)]`.
+#[inline]
+fn s16(x: u16) -> u16 {
+    TKIP_SBOX[usize::from(x & 0xff)] ^ TKIP_SBOX[usize::from(x >> 8)].swap_bytes()
+}
+
+#[inline]
+fn mk16(hi: u8, lo: u8) -> u16 {
+    u16::from_le_bytes([lo, hi])
+}
+
+/// Phase 1 key mixing (12.5.2.5.2): TTAK from the temporal key, the
+/// transmitter address and the high 32 bits of the TSC.
+pub fn phase1(tk: &[u8; 16], ta: &MacAddr, iv32: u32) -> [u16; 5] {
+    let a = ta.as_bytes();
+    let mut p = [
+        iv32 as u16,
+        (iv32 >> 16) as u16,
+        mk16(a[1], a[0]),
+        mk16(a[3], a[2]),
+        mk16(a[5], a[4]),
+    ];
+    for i in 0..8u16 {
+        let j = 2 * usize::from(i & 1);
+        p[0] = p[0].wrapping_add(s16(p[4] ^ mk16(tk[1 + j], tk[j])));
+        p[1] = p[1].wrapping_add(s16(p[0] ^ mk16(tk[5 + j], tk[4 + j])));
+        p[2] = p[2].wrapping_add(s16(p[1] ^ mk16(tk[9 + j], tk[8 + j])));
+        p[3] = p[3].wrapping_add(s16(p[2] ^ mk16(tk[13 + j], tk[12 + j])));
+        p[4] = p[4]
+            .wrapping_add(s16(p[3] ^ mk16(tk[1 + j], tk[j])))
+            .wrapping_add(i);
+    }
+    p
+}
+
+/// Phase 2 key mixing (12.5.2.5.3): the 16-octet RC4 key ("WEP seed") for
+/// one MPDU from the TTAK and the low 16 bits of the TSC.
+pub fn phase2(tk: &[u8; 16], ttak: &[u16; 5], iv16: u16) -> [u8; 16] {
+    let mut ppk = [ttak[0], ttak[1], ttak[2], ttak[3], ttak[4], 0u16];
+    ppk[5] = ttak[4].wrapping_add(iv16);
+    ppk[0] = ppk[0].wrapping_add(s16(ppk[5] ^ mk16(tk[1], tk[0])));
+    ppk[1] = ppk[1].wrapping_add(s16(ppk[0] ^ mk16(tk[3], tk[2])));
+    ppk[2] = ppk[2].wrapping_add(s16(ppk[1] ^ mk16(tk[5], tk[4])));
+    ppk[3] = ppk[3].wrapping_add(s16(ppk[2] ^ mk16(tk[7], tk[6])));
+    ppk[4] = ppk[4].wrapping_add(s16(ppk[3] ^ mk16(tk[9], tk[8])));
+    ppk[5] = ppk[5].wrapping_add(s16(ppk[4] ^ mk16(tk[11], tk[10])));
+    ppk[0] = ppk[0].wrapping_add((ppk[5] ^ mk16(tk[13], tk[12])).rotate_right(1));
+    ppk[1] = ppk[1].wrapping_add((ppk[0] ^ mk16(tk[15], tk[14])).rotate_right(1));
+    ppk[2] = ppk[2].wrapping_add(ppk[1].rotate_right(1));
+    ppk[3] = ppk[3].wrapping_add(ppk[2].rotate_right(1));
+    ppk[4] = ppk[4].wrapping_add(ppk[3].rotate_right(1));
+    ppk[5] = ppk[5].wrapping_add(ppk[4].rotate_right(1));
+    let [iv_lo, iv_hi] = iv16.to_le_bytes();
+    let mut seed = [0u8; 16];
+    seed[0] = iv_hi;
+    seed[1] = (iv_hi | 0x20) & 0x7f;
+    seed[2] = iv_lo;
+    seed[3] = ((ppk[5] ^ mk16(tk[1], tk[0])) >> 1) as u8;
+    for (i, w) in ppk.iter().enumerate() {
+        seed[4 + 2 * i..6 + 2 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    ppk.zeroize();
+    seed
+}
+
+// ---------------------------------------------------------------------------
+// Directions.
+
+/// Which of the two Michael keys of a temporal key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MichaelKey {
+    /// Octets 16..24: frames sent by the Authenticator (the AP in an
+    /// infrastructure BSS; every group-addressed frame).
+    FromAuthenticator,
+    /// Octets 24..32: frames sent by the Supplicant.
+    FromSupplicant,
+}
+
+/// The role of this end of a link, for [`MichaelKeySelect::Local`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// This station is the Authenticator of the PTKSA.
+    Authenticator,
+    /// This station is the Supplicant of the PTKSA.
+    Supplicant,
+}
+
+/// How a [`DangerTkip`] picks the Michael key of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MichaelKeySelect {
+    /// From the frame header (infrastructure BSS, passive decryption):
+    /// From DS only or a group Address 1 is from the Authenticator, To DS
+    /// only is from the Supplicant; anything else is
+    /// [`Error::Unsupported`].
+    #[default]
+    ByFrame,
+    /// Always this key, whatever the frame says.
+    Fixed(MichaelKey),
+    /// This station has this role on the link (an IBSS pair, a mesh link):
+    /// protected frames use its own key, unprotected ones its peer's.
+    Local(Role),
+}
+
+// ---------------------------------------------------------------------------
+// The suite.
+
+/// A TKIP temporal key. Insecure: see the module documentation.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct DangerTkip {
+    tk: [u8; 16],
+    mic_from_authenticator: [u8; 8],
+    mic_from_supplicant: [u8; 8],
+    #[zeroize(skip)]
+    select: MichaelKeySelect,
+}
+
+impl core::fmt::Debug for DangerTkip {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "DangerTkip {{ select: {:?}, .. }}", self.select)
+    }
+}
+
+/// Why [`DangerTkip::unprotect_in_place_detailed`] rejected a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TkipRxError {
+    /// The frame was malformed, unsupported, or its ICV failed.
+    Rejected(Error),
+    /// The ICV verified but the Michael MIC did not: a countermeasure
+    /// event (12.5.2.4) once the TSC has been checked for replay.
+    MichaelFailure {
+        /// The TSC of the frame.
+        tsc: u64,
+        /// Its Key ID.
+        key_id: u8,
+    },
+}
+
+impl From<Error> for TkipRxError {
+    fn from(e: Error) -> TkipRxError {
+        TkipRxError::Rejected(e)
+    }
+}
+
+impl From<TkipRxError> for Error {
+    fn from(e: TkipRxError) -> Error {
+        match e {
+            TkipRxError::Rejected(e) => e,
+            TkipRxError::MichaelFailure { .. } => Error::Integrity,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Tx,
+    Rx,
+}
+
+/// What the MPDU layer learnt about a frame.
+struct Mpdu {
+    hl: usize,
+    tsc: u64,
+    key_id: u8,
+}
+
+impl DangerTkip {
+    /// The 32-byte TKIP temporal key; other lengths are
+    /// [`Error::InvalidParameter`]. Michael keys are chosen
+    /// [`MichaelKeySelect::ByFrame`].
+    pub fn new(tk: &[u8]) -> Result<DangerTkip> {
+        let tk: &[u8; TK_LEN] = tk.try_into().map_err(|_| Error::InvalidParameter)?;
+        let mut t = [0u8; 16];
+        let mut a = [0u8; 8];
+        let mut s = [0u8; 8];
+        t.copy_from_slice(&tk[..16]);
+        a.copy_from_slice(&tk[16..24]);
+        s.copy_from_slice(&tk[24..32]);
+        Ok(DangerTkip {
+            tk: t,
+            mic_from_authenticator: a,
+            mic_from_supplicant: s,
+            select: MichaelKeySelect::ByFrame,
+        })
+    }
+
+    /// The same key with another Michael key selection (IBSS, mesh).
+    pub fn with_key_select(mut self, select: MichaelKeySelect) -> DangerTkip {
+        self.select = select;
+        self
+    }
+
+    /// The current Michael key selection.
+    pub fn key_select(&self) -> MichaelKeySelect {
+        self.select
+    }
+
+    fn michael_key(&self, which: MichaelKey) -> &[u8; 8] {
+        match which {
+            MichaelKey::FromAuthenticator => &self.mic_from_authenticator,
+            MichaelKey::FromSupplicant => &self.mic_from_supplicant,
+        }
+    }
+
+    /// The Michael key for a frame with this header, sent (`Tx`) or
+    /// received (`Rx`) by this station.
+    fn select_key<T: AsRef<[u8]>>(&self, h: &Header<T>, dir: Dir) -> Result<MichaelKey> {
+        match self.select {
+            MichaelKeySelect::Fixed(k) => Ok(k),
+            MichaelKeySelect::Local(role) => Ok(match (role, dir) {
+                (Role::Authenticator, Dir::Tx) | (Role::Supplicant, Dir::Rx) => {
+                    MichaelKey::FromAuthenticator
+                }
+                _ => MichaelKey::FromSupplicant,
+            }),
+            MichaelKeySelect::ByFrame => {
+                let fc = h.frame_control();
+                match (fc.to_ds(), fc.from_ds()) {
+                    (false, true) => Ok(MichaelKey::FromAuthenticator),
+                    (true, false) => Ok(MichaelKey::FromSupplicant),
+                    _ if h.addr1().is_group() => Ok(MichaelKey::FromAuthenticator),
+                    _ => Err(Error::Unsupported),
+                }
+            }
+        }
+    }
+
+    /// The Michael MIC of an MSDU (12.5.2.3.3): Michael over
+    /// DA || SA || priority || 0 0 0 || MSDU with the chosen key. Callers
+    /// that fragment append it to the MSDU before fragmenting.
+    pub fn msdu_mic(
+        &self,
+        key: MichaelKey,
+        da: &MacAddr,
+        sa: &MacAddr,
+        priority: u8,
+        msdu: &[u8],
+    ) -> [u8; MIC_LEN] {
+        michael::michael_mic(self.michael_key(key), da, sa, priority, msdu)
+    }
+
+    /// Checks the MIC at the end of a reassembled `msdu_and_mic` (MSDU
+    /// followed by its 8-octet MIC) in constant time. A failure is a
+    /// Michael failure for the countermeasures of 12.5.2.4.
+    pub fn verify_msdu_mic(
+        &self,
+        key: MichaelKey,
+        da: &MacAddr,
+        sa: &MacAddr,
+        priority: u8,
+        msdu_and_mic: &[u8],
+    ) -> Result<()> {
+        let split = msdu_and_mic
+            .len()
+            .checked_sub(MIC_LEN)
+            .ok_or(Error::Malformed)?;
+        let (msdu, mic) = msdu_and_mic.split_at(split);
+        let want = self.msdu_mic(key, da, sa, priority, msdu);
+        if ct_eq(&want, mic) {
+            Ok(())
+        } else {
+            Err(Error::Integrity)
+        }
+    }
+
+    /// The RC4 state for an MPDU with transmitter address `ta` and `tsc`.
+    fn cipher(&self, ta: &MacAddr, tsc: u64) -> Result<Rc4> {
+        let mut ttak = phase1(&self.tk, ta, (tsc >> 16) as u32);
+        let mut seed = phase2(&self.tk, &ttak, tsc as u16);
+        let r = Rc4::new(&seed);
+        seed.zeroize();
+        ttak.zeroize();
+        r
+    }
+
+    /// Checks an MPDU to protect and returns its header length.
+    fn check_tx(buf: &[u8], len: usize, tsc: u64, key_id: u8) -> Result<usize> {
+        if tsc > PN_MAX || key_id > 3 {
+            return Err(Error::InvalidParameter);
+        }
+        let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
+        let (fc, hl) = mpdu_layout(frame)?;
+        if !fc.is_data() {
+            return Err(Error::Unsupported);
+        }
+        Ok(hl)
+    }
+
+    /// Protects one MPDU (a whole MSDU or one fragment of it) without
+    /// adding a MIC: TKIP header with `tsc` and `key_id`, RC4 with the
+    /// mixed key, encrypted ICV (12.5.2.2). The frame body must already
+    /// carry the MIC if this is the last fragment. `buf` needs room for
+    /// `len + 12` bytes. Returns the new length.
+    pub fn protect_mpdu_in_place(
+        &self,
+        buf: &mut [u8],
+        len: usize,
+        tsc: u64,
+        key_id: u8,
+    ) -> Result<usize> {
+        let hl = Self::check_tx(buf, len, tsc, key_id)?;
+        self.seal(buf, len, hl, tsc, key_id)
+    }
+
+    fn seal(&self, buf: &mut [u8], len: usize, hl: usize, tsc: u64, key_id: u8) -> Result<usize> {
+        let total = len + TKIP_HEADER_LEN + ICV_LEN;
+        let out = buf.get_mut(..total).ok_or(Error::BufferTooSmall)?;
+        let ta = Header::new_unchecked(&*out)
+            .addr2()
+            .ok_or(Error::Malformed)?;
+        let rc4 = self.cipher(&ta, tsc)?;
+        out.copy_within(hl..len, hl + TKIP_HEADER_LEN);
+        TkipHeader { tsc, key_id }.emit(&mut out[hl..])?;
+        seal_with_icv(rc4, &mut out[hl + TKIP_HEADER_LEN..])?;
+        let (mut fc, _) = mpdu_layout(out)?;
+        fc.set_protected(true);
+        write_fc(out, fc);
+        Ok(total)
+    }
+
+    /// Decrypts one MPDU in place and checks its ICV, leaving the
+    /// plaintext between the TKIP header and the ICV. On failure the
+    /// ciphertext is restored.
+    fn open(&self, buf: &mut [u8]) -> Result<Mpdu> {
+        let (fc, hl) = mpdu_layout(buf)?;
+        if !fc.is_data() {
+            return Err(Error::Unsupported);
+        }
+        if !fc.protected() {
+            return Err(Error::Malformed);
+        }
+        if buf.len() < hl + TKIP_HEADER_LEN + ICV_LEN {
+            return Err(Error::Malformed);
+        }
+        let h = TkipHeader::parse(&buf[hl..])?;
+        let ta = Header::new_unchecked(&*buf)
+            .addr2()
+            .ok_or(Error::Malformed)?;
+        let rc4 = self.cipher(&ta, h.tsc)?;
+        open_with_icv(&rc4, &mut buf[hl + TKIP_HEADER_LEN..])?;
+        Ok(Mpdu {
+            hl,
+            tsc: h.tsc,
+            key_id: h.key_id,
+        })
+    }
+
+    /// Removes the TKIP header and `trailer` bytes after a successful
+    /// check, clears the Protected Frame bit and wipes the freed tail.
+    fn strip(buf: &mut [u8], hl: usize, trailer: usize) -> usize {
+        let n = buf.len();
+        let body_end = n - trailer;
+        buf.copy_within(hl + TKIP_HEADER_LEN..body_end, hl);
+        let new_len = body_end - TKIP_HEADER_LEN;
+        buf[new_len..].zeroize();
+        if let Ok((mut fc, _)) = mpdu_layout(buf) {
+            fc.set_protected(false);
+            write_fc(buf, fc);
+        }
+        new_len
+    }
+
+    /// Unprotects one MPDU (a whole MSDU or a fragment) checking only the
+    /// ICV: no Michael MIC is checked or removed. The caller reassembles
+    /// the fragments and checks the MIC with [`DangerTkip::verify_msdu_mic`].
+    /// On failure `buf` holds the frame as it was given.
+    pub fn unprotect_mpdu_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+        let m = self.open(buf)?;
+        let len = Self::strip(buf, m.hl, ICV_LEN);
+        Ok(Unprotected::new(len, m.tsc, m.key_id))
+    }
+
+    fn reject_fragments(buf: &[u8]) -> Result<()> {
+        let h = Header::new_checked(buf)?;
+        let frag = h.fragment_number().unwrap_or(0);
+        if h.frame_control().more_fragments() || frag != 0 {
+            return Err(Error::Unsupported);
+        }
+        Ok(())
+    }
+
+    /// Like [`FrameProtector::unprotect_in_place`], but tells a Michael
+    /// failure (ICV good, MIC bad) apart from every other rejection. On
+    /// failure `buf` holds the frame as it was given.
+    pub fn unprotect_in_place_detailed(
+        &self,
+        buf: &mut [u8],
+    ) -> core::result::Result<Unprotected, TkipRxError> {
+        mpdu_layout(buf)?;
+        Self::reject_fragments(buf)?;
+        let key = self.select_key(&Header::new_checked(&*buf).map_err(Error::from)?, Dir::Rx)?;
+        let m = self.open(buf)?;
+        let n = buf.len();
+        // The MSDU and MIC lie between the TKIP header and the ICV.
+        let region = &buf[m.hl + TKIP_HEADER_LEN..n - ICV_LEN];
+        let ok = match region.len().checked_sub(MIC_LEN) {
+            Some(split) => {
+                let h = Header::new_unchecked(&buf[..m.hl]);
+                let (da, sa) = match (h.da(), h.sa()) {
+                    (Some(d), Some(s)) => (d, s),
+                    _ => (MacAddr::default(), MacAddr::default()),
+                };
+                let mut mic = Michael::new(self.michael_key(key));
+                mic.update(da.as_bytes());
+                mic.update(sa.as_bytes());
+                mic.update(&[h.tid(), 0, 0, 0]);
+                mic.update(&region[..split]);
+                ct_eq(&mic.finalize(), &region[split..])
+            }
+            None => false,
+        };
+        if !ok {
+            // Restore the ciphertext: no plaintext is left behind.
+            let ta = Header::new_unchecked(&*buf)
+                .addr2()
+                .ok_or(Error::Malformed)?;
+            let mut rc4 = self.cipher(&ta, m.tsc)?;
+            rc4.apply_keystream(&mut buf[m.hl + TKIP_HEADER_LEN..]);
+            return Err(TkipRxError::MichaelFailure {
+                tsc: m.tsc,
+                key_id: m.key_id,
+            });
+        }
+        let len = Self::strip(buf, m.hl, MIC_LEN + ICV_LEN);
+        Ok(Unprotected::new(len, m.tsc, m.key_id))
+    }
+}
+
+impl FrameProtector for DangerTkip {
+    fn overhead(&self) -> Overhead {
+        Overhead {
+            header: TKIP_HEADER_LEN,
+            trailer: MIC_LEN + ICV_LEN,
+        }
+    }
+
+    /// Protects an unfragmented data MPDU: Michael MIC over the MSDU, then
+    /// [`DangerTkip::protect_mpdu_in_place`]. `pn` is the 48-bit TSC,
+    /// `key_id` 0..=3. Fragments are [`Error::Unsupported`].
+    fn protect_in_place(&self, buf: &mut [u8], len: usize, pn: u64, key_id: u8) -> Result<usize> {
+        let hl = Self::check_tx(buf, len, pn, key_id)?;
+        let need = len + self.overhead().total();
+        if buf.len() < need {
+            return Err(Error::BufferTooSmall);
+        }
+        Self::reject_fragments(&buf[..len])?;
+        let h = Header::new_checked(&buf[..len])?;
+        let key = self.select_key(&h, Dir::Tx)?;
+        let da = h.da().ok_or(Error::Malformed)?;
+        let sa = h.sa().ok_or(Error::Malformed)?;
+        let mic = self.msdu_mic(key, &da, &sa, h.tid(), &buf[hl..len]);
+        buf[len..len + MIC_LEN].copy_from_slice(&mic);
+        self.seal(buf, len + MIC_LEN, hl, pn, key_id)
+    }
+
+    fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+        self.unprotect_in_place_detailed(buf).map_err(Error::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sbox_is_the_aes_sbox() {
+        // FIPS 197 Figure 7: S(0x00) = 0x63, S(0x01) = 0x7c, S(0x53) = 0xed,
+        // S(0xff) = 0x16.
+        assert_eq!(aes_sbox(0x00), 0x63);
+        assert_eq!(aes_sbox(0x01), 0x7c);
+        assert_eq!(aes_sbox(0x53), 0xed);
+        assert_eq!(aes_sbox(0xff), 0x16);
+        // The first entries of the 802.11 TKIP S-box table: C6A5, F884.
+        assert_eq!(TKIP_SBOX[0], 0xc6a5);
+        assert_eq!(TKIP_SBOX[1], 0xf884);
+        // A bijection, as an S-box must be.
+        let mut seen = [false; 256];
+        for x in 0..=255u8 {
+            seen[usize::from(aes_sbox(x))] = true;
+        }
+        assert!(seen.iter().all(|&b| b));
+    }
+}

@@ -10,7 +10,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod bytes;
+pub mod data;
+pub mod element;
 pub mod frame_control;
+pub mod llc;
 pub mod mac_header;
 pub mod security;
 

@@ -1,0 +1,45 @@
+//! Helpers shared by the legacy-suite, CMAC and BIP tests.
+#![allow(dead_code)]
+
+use serde_json::Value;
+
+pub fn hex(s: &str) -> Vec<u8> {
+    let clean: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    hex::decode(clean).expect("hex")
+}
+
+pub fn load(name: &str) -> Value {
+    let path = format!("{}/tests/vectors/{}", env!("CARGO_MANIFEST_DIR"), name);
+    let text = std::fs::read_to_string(&path).expect("vector file");
+    serde_json::from_str(&text).expect("json")
+}
+
+pub fn ieee() -> Value {
+    load("ieee80211_vectors.json")
+}
+
+pub fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_else(|| panic!("missing {key}"))
+}
+
+/// A tiny deterministic generator for fuzz-style loops (xorshift64*).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        for b in buf {
+            *b = self.next() as u8;
+        }
+    }
+}
