@@ -1,1 +1,489 @@
-//! Placeholder.
+//! CCMP-128 and CCMP-256 (IEEE Std 802.11-2020, 12.5.3).
+//!
+//! CCM with `L = 2` and a 13-byte nonce over the MPDU body; the MAC header
+//! is authenticated through the additional authentication data (AAD) built
+//! by [`aad`], and the nonce by [`nonce`]. Both builders are public so that
+//! GCMP ([`crate::gcmp`]), BIP tooling and batch engines share one
+//! implementation of the masking rules.
+//!
+//! The frame-level work (inserting the CCMP header, moving the body,
+//! restoring the frame after a failed check) is shared with GCMP through
+//! a crate-private trait.
+
+use wisec_wire::mac_header::Header;
+use wisec_wire::security::{CcmpHeader, CCMP_HEADER_LEN, PN_MAX};
+use wisec_wire::FrameControl;
+use zeroize::Zeroize;
+
+use crate::ccm::Ccm;
+use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
+
+/// Longest AAD: FC (2), A1..A3 (18), SC (2), A4 (6), QC (2).
+pub const AAD_MAX_LEN: usize = 30;
+/// Length of the CCM nonce of CCMP (12.5.3.3.4).
+pub const NONCE_LEN: usize = 13;
+/// MIC length of CCMP-128.
+pub const MIC_LEN_128: usize = 8;
+/// MIC length of CCMP-256.
+pub const MIC_LEN_256: usize = 16;
+/// The CCM length-field size used by CCMP.
+pub const CCM_L: usize = 2;
+
+/// The additional authentication data of a CCMP or GCMP MPDU: up to
+/// [`AAD_MAX_LEN`] bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Aad {
+    bytes: [u8; AAD_MAX_LEN],
+    len: usize,
+}
+
+impl Aad {
+    /// The AAD bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        // len never exceeds AAD_MAX_LEN; `get` keeps this panic-free anyway.
+        self.bytes.get(..self.len).unwrap_or(&self.bytes)
+    }
+
+    /// Length of the AAD: 22, 24, 28 or 30 bytes.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never true: every AAD holds at least FC, A1..A3 and SC.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The frame control field as it enters the AAD (12.5.3.3.3 a)):
+/// subtype bits 4..=6 masked to 0 in data frames (not in management
+/// frames), Retry, Power Management and More Data masked to 0, Protected
+/// set to 1, +HTC/Order masked to 0 in QoS data frames.
+pub fn aad_frame_control(fc: FrameControl) -> FrameControl {
+    let mut m = fc.0;
+    if fc.is_data() {
+        m &= !0x0070;
+    }
+    m &= !(FrameControl::RETRY | (1 << 12) | (1 << 13));
+    m |= FrameControl::PROTECTED;
+    if fc.is_qos_data() {
+        m &= !FrameControl::ORDER;
+    }
+    FrameControl(m)
+}
+
+fn check_protectable_type(fc: FrameControl) -> Result<()> {
+    // CCMP and GCMP protect data frames and individually addressed robust
+    // management frames; control and extension frames are never protected.
+    if fc.is_data() || fc.is_mgmt() {
+        Ok(())
+    } else {
+        Err(Error::Unsupported)
+    }
+}
+
+/// Builds the AAD of an MPDU whose MAC header `header` shows
+/// (IEEE Std 802.11-2020, 12.5.3.3.3; GCMP reuses it, 12.5.5.3.3):
+///
+/// FC (masked by [`aad_frame_control`]) || A1 || A2 || A3 || SC with the
+/// sequence number masked to 0 and the fragment number kept || A4 when
+/// present || QC with only the TID kept when present. HT Control is never
+/// part of the AAD.
+///
+/// Errors: [`Error::Unsupported`] for control and extension frames.
+pub fn aad<T: AsRef<[u8]>>(header: &Header<T>) -> Result<Aad> {
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    let mut a = Aad {
+        bytes: [0; AAD_MAX_LEN],
+        len: 0,
+    };
+    let mut put = |bytes: &[u8]| {
+        let end = a.len + bytes.len();
+        if let Some(dst) = a.bytes.get_mut(a.len..end) {
+            dst.copy_from_slice(bytes);
+            a.len = end;
+        }
+    };
+    put(&aad_frame_control(fc).to_bytes());
+    put(&header.addr1().0);
+    put(&header.addr2().ok_or(Error::Malformed)?.0);
+    put(&header.addr3().ok_or(Error::Malformed)?.0);
+    // 12.5.3.3.3 c): SC with bits 4..=15 (the sequence number) masked.
+    let sc = header.sequence_control().ok_or(Error::Malformed)?;
+    put(&(sc & 0x000f).to_le_bytes());
+    if let Some(a4) = header.addr4() {
+        put(&a4.0);
+    }
+    // 12.5.3.3.3 e): QC with every bit but the TID (bits 0..=3) masked.
+    if let Some(qc) = header.qos_control() {
+        put(&(qc & 0x000f).to_le_bytes());
+    }
+    Ok(a)
+}
+
+/// The PN as PN5..PN0, most significant octet first.
+pub fn pn_be(pn: u64) -> [u8; 6] {
+    let b = pn.to_be_bytes();
+    [b[2], b[3], b[4], b[5], b[6], b[7]]
+}
+
+/// Builds the 13-byte CCM nonce of an MPDU (IEEE Std 802.11-2020,
+/// 12.5.3.3.4): the Nonce Flags octet (bits 0..=3 priority: the TID of a
+/// QoS data frame, 0 otherwise; bit 4 Management: set for management
+/// frames; bits 5..=7 reserved, 0), then A2, then PN5..PN0.
+///
+/// Errors: [`Error::Unsupported`] for control and extension frames,
+/// [`Error::InvalidParameter`] for a PN above 2^48 - 1.
+pub fn nonce<T: AsRef<[u8]>>(header: &Header<T>, pn: u64) -> Result<[u8; NONCE_LEN]> {
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    if pn > PN_MAX {
+        return Err(Error::InvalidParameter);
+    }
+    let mut n = [0u8; NONCE_LEN];
+    let priority = if fc.is_qos_data() {
+        header.tid() & 0x0f
+    } else {
+        0
+    };
+    let mgmt = if fc.is_mgmt() { 0x10 } else { 0 };
+    n[0] = priority | mgmt;
+    n[1..7].copy_from_slice(&header.addr2().ok_or(Error::Malformed)?.0);
+    n[7..13].copy_from_slice(&pn_be(pn));
+    Ok(n)
+}
+
+/// The AEAD step of an MPDU suite: what differs between CCMP and GCMP.
+pub(crate) trait MpduAead {
+    /// MIC length.
+    const MIC_LEN: usize;
+    /// Longest frame body the mode accepts.
+    const MAX_BODY: usize;
+    /// The nonce type.
+    type Nonce;
+
+    /// Builds the nonce from the MAC header and PN.
+    fn nonce(header: &Header<&[u8]>, pn: u64) -> Result<Self::Nonce>;
+
+    /// Encrypts `body` in place and writes the MIC to `mic`.
+    fn seal(&self, nonce: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &mut [u8]) -> Result<()>;
+
+    /// Verifies `mic` and decrypts `body` in place; on failure `body`
+    /// holds the ciphertext it was given and the error is `Integrity`.
+    fn open(&self, nonce: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()>;
+}
+
+/// Protects `buf[..len]` in place with the CCMP/GCMP header layout
+/// (12.5.3.2, 12.5.5.2): MAC header (Protected set) || header || encrypted
+/// body || MIC.
+pub(crate) fn protect_mpdu<S: MpduAead>(
+    suite: &S,
+    buf: &mut [u8],
+    len: usize,
+    pn: u64,
+    key_id: u8,
+) -> Result<usize> {
+    if pn > PN_MAX || key_id > 3 {
+        return Err(Error::InvalidParameter);
+    }
+    let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    if fc.protected() || fc.is_null_data() {
+        // Already protected, or a data subtype without a Frame Body.
+        return Err(Error::Unsupported);
+    }
+    let hlen = header.header_len();
+    let body_len = len.checked_sub(hlen).ok_or(Error::Malformed)?;
+    if body_len > S::MAX_BODY {
+        return Err(Error::InvalidParameter);
+    }
+    let total = len + CCMP_HEADER_LEN + S::MIC_LEN;
+    if buf.len() < total {
+        return Err(Error::BufferTooSmall);
+    }
+    let aad = aad(&header)?;
+    let nonce = S::nonce(&header, pn)?;
+    let mut new_fc = fc;
+    new_fc.set_protected(true);
+
+    // Every check passed: from here on nothing fails.
+    buf[..2].copy_from_slice(&new_fc.to_bytes());
+    buf.copy_within(hlen..len, hlen + CCMP_HEADER_LEN);
+    CcmpHeader { pn, key_id }.emit(&mut buf[hlen..hlen + CCMP_HEADER_LEN])?;
+    let (body, mic) = buf[hlen + CCMP_HEADER_LEN..total].split_at_mut(body_len);
+    if let Err(e) = suite.seal(&nonce, aad.as_bytes(), body, mic) {
+        buf[..total].zeroize();
+        return Err(e);
+    }
+    Ok(total)
+}
+
+/// Verifies and decrypts the protected MPDU `buf` in place. On failure the
+/// buffer is as it was given.
+pub(crate) fn unprotect_mpdu<S: MpduAead>(suite: &S, buf: &mut [u8]) -> Result<Unprotected> {
+    let n = buf.len();
+    let header = Header::new_checked(&*buf)?;
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    if !fc.protected() || fc.is_null_data() {
+        return Err(Error::Malformed);
+    }
+    let hlen = header.header_len();
+    let body_start = hlen + CCMP_HEADER_LEN;
+    let body_len = n
+        .checked_sub(body_start + S::MIC_LEN)
+        .ok_or(Error::Malformed)?;
+    if body_len > S::MAX_BODY {
+        return Err(Error::Malformed);
+    }
+    // 12.5.3.4.4 / 12.5.5.4.4: ExtIV must be set.
+    let sec = CcmpHeader::parse(header.payload())?;
+    let aad = aad(&header)?;
+    let nonce = S::nonce(&header, sec.pn)?;
+
+    let (body, mic) = buf[body_start..].split_at_mut(body_len);
+    suite.open(&nonce, aad.as_bytes(), body, mic)?;
+
+    // Verified: remove the security header and MIC, clear Protected.
+    buf.copy_within(body_start..body_start + body_len, hlen);
+    let mut plain_fc = fc;
+    plain_fc.set_protected(false);
+    buf[..2].copy_from_slice(&plain_fc.to_bytes());
+    let plain_len = hlen + body_len;
+    buf[plain_len..].zeroize();
+    Ok(Unprotected::new(plain_len, sec.pn, sec.key_id))
+}
+
+macro_rules! ccmp_suite {
+    ($(#[$m:meta])* $name:ident, $key_len:expr, $mic:expr) => {
+        $(#[$m])*
+        #[derive(Clone, Debug)]
+        pub struct $name {
+            ccm: Ccm,
+        }
+
+        impl $name {
+            /// Key length in bytes.
+            pub const KEY_LEN: usize = $key_len;
+            /// MIC length in bytes.
+            pub const MIC_LEN: usize = $mic;
+
+            /// A suite for the temporal key `key` (exactly
+            /// [`Self::KEY_LEN`] bytes, else [`Error::InvalidParameter`]).
+            pub fn new(key: &[u8]) -> Result<Self> {
+                if key.len() != Self::KEY_LEN {
+                    return Err(Error::InvalidParameter);
+                }
+                Ok($name {
+                    ccm: Ccm::new(key, $mic, CCM_L)?,
+                })
+            }
+
+            /// The underlying CCM instance (for batch engines).
+            pub const fn ccm(&self) -> &Ccm {
+                &self.ccm
+            }
+        }
+
+        impl MpduAead for $name {
+            const MIC_LEN: usize = $mic;
+            // L = 2: the body length must fit two octets (12.5.3.3.1).
+            const MAX_BODY: usize = 0xffff;
+            type Nonce = [u8; NONCE_LEN];
+
+            fn nonce(header: &Header<&[u8]>, pn: u64) -> Result<Self::Nonce> {
+                nonce(header, pn)
+            }
+
+            fn seal(
+                &self,
+                n: &Self::Nonce,
+                aad: &[u8],
+                body: &mut [u8],
+                mic: &mut [u8],
+            ) -> Result<()> {
+                self.ccm.encrypt_in_place_detached(n, aad, body, mic)
+            }
+
+            fn open(&self, n: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()> {
+                // The frame must be handed back unchanged on failure
+                // (FrameProtector contract), so restore rather than wipe.
+                self.ccm
+                    .decrypt_in_place_detached_or_restore(n, aad, body, mic)
+                    .map_err(|_| Error::Integrity)
+            }
+        }
+
+        impl FrameProtector for $name {
+            fn overhead(&self) -> Overhead {
+                Overhead {
+                    header: CCMP_HEADER_LEN,
+                    trailer: $mic,
+                }
+            }
+
+            fn protect_in_place(
+                &self,
+                buf: &mut [u8],
+                len: usize,
+                pn: u64,
+                key_id: u8,
+            ) -> Result<usize> {
+                protect_mpdu(self, buf, len, pn, key_id)
+            }
+
+            fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+                unprotect_mpdu(self, buf)
+            }
+        }
+    };
+}
+
+ccmp_suite!(
+    /// CCMP-128: AES-128 CCM with an 8-byte MIC (12.5.3; cipher suite
+    /// 00-0F-AC:4).
+    Ccmp128,
+    16,
+    MIC_LEN_128
+);
+
+ccmp_suite!(
+    /// CCMP-256: AES-256 CCM with a 16-byte MIC (12.5.3; cipher suite
+    /// 00-0F-AC:10).
+    Ccmp256,
+    32,
+    MIC_LEN_256
+);
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use wisec_wire::frame_control::{data_subtype, mgmt_subtype};
+    use wisec_wire::{FrameType, HeaderRepr, MacAddr};
+
+    fn header_bytes(repr: &HeaderRepr) -> ([u8; 40], usize) {
+        let mut b = [0u8; 40];
+        let n = repr.emit(&mut b).unwrap();
+        (b, n)
+    }
+
+    fn repr(fc: FrameControl) -> HeaderRepr {
+        HeaderRepr {
+            frame_control: fc,
+            duration: 0x1234,
+            addr1: MacAddr([1; 6]),
+            addr2: Some(MacAddr([2; 6])),
+            addr3: Some(MacAddr([3; 6])),
+            sequence_control: Some(0xabc5),
+            addr4: if fc.has_addr4() {
+                Some(MacAddr([4; 6]))
+            } else {
+                None
+            },
+            qos_control: if fc.is_qos_data() { Some(0xff37) } else { None },
+            ht_control: if fc.has_ht_control() {
+                Some(0xdead_beef)
+            } else {
+                None
+            },
+        }
+    }
+
+    #[test]
+    fn aad_masks_qos_data_with_a4_and_htc() {
+        let mut fc = FrameControl::new(FrameType::Data, data_subtype::QOS_DATA_CF_ACK);
+        fc.set_to_ds(true);
+        fc.set_from_ds(true);
+        fc.set_order(true);
+        fc.set_retry(true);
+        fc.set_power_management(true);
+        fc.set_more_data(true);
+        fc.set_more_fragments(true);
+        let (b, n) = header_bytes(&repr(fc));
+        assert_eq!(n, 36);
+        let h = Header::new_checked(&b[..n]).unwrap();
+        let a = aad(&h).unwrap();
+        assert_eq!(a.len(), 30);
+        // FC: type data (0x08), subtype 9 -> 8 (bits 4..6 masked, QoS bit
+        // kept): 0x88; flags: To DS, From DS, More Fragments kept,
+        // Protected set, Retry/PM/More Data/Order cleared: 0x47.
+        assert_eq!(&a.as_bytes()[..2], &[0x88, 0x47]);
+        assert_eq!(
+            &a.as_bytes()[2..20],
+            &[[1u8; 6], [2; 6], [3; 6]].concat()[..]
+        );
+        // SC 0xabc5: fragment 5 kept, sequence number masked.
+        assert_eq!(&a.as_bytes()[20..22], &[0x05, 0x00]);
+        assert_eq!(&a.as_bytes()[22..28], &[4u8; 6]);
+        // QC 0xff37: TID 7 kept, the rest masked.
+        assert_eq!(&a.as_bytes()[28..30], &[0x07, 0x00]);
+        let nn = nonce(&h, 0x0102_0304_0506).unwrap();
+        assert_eq!(nn[0], 0x07);
+        assert_eq!(&nn[1..7], &[2u8; 6]);
+        assert_eq!(&nn[7..], &[1, 2, 3, 4, 5, 6]);
+        assert_eq!(nonce(&h, PN_MAX + 1), Err(Error::InvalidParameter));
+    }
+
+    #[test]
+    fn aad_of_management_frames_keeps_subtype() {
+        let mut fc = FrameControl::new(FrameType::Management, mgmt_subtype::ACTION);
+        fc.set_order(true);
+        fc.set_retry(true);
+        let (b, n) = header_bytes(&repr(fc));
+        let h = Header::new_checked(&b[..n]).unwrap();
+        let a = aad(&h).unwrap();
+        assert_eq!(a.len(), 22);
+        // Subtype 13 kept (0xd0), Retry cleared, Protected set; Order is
+        // masked only in QoS data frames, so it stays.
+        assert_eq!(&a.as_bytes()[..2], &[0xd0, 0xc0]);
+        let nn = nonce(&h, 1).unwrap();
+        assert_eq!(nn[0], 0x10);
+    }
+
+    #[test]
+    fn non_qos_data_keeps_order_bit() {
+        let mut fc = FrameControl::new(FrameType::Data, data_subtype::DATA);
+        fc.set_order(true);
+        let (b, n) = header_bytes(&repr(fc));
+        let h = Header::new_checked(&b[..n]).unwrap();
+        assert_eq!(&aad(&h).unwrap().as_bytes()[..2], &[0x08, 0xc0]);
+        assert_eq!(nonce(&h, 0).unwrap()[0], 0);
+    }
+
+    #[test]
+    fn control_frames_are_refused() {
+        let ack = [0xd4, 0x00, 0x00, 0x00, 1, 2, 3, 4, 5, 6];
+        let h = Header::new_checked(&ack[..]).unwrap();
+        assert_eq!(aad(&h), Err(Error::Unsupported));
+        assert_eq!(nonce(&h, 0), Err(Error::Unsupported));
+        let s = Ccmp128::new(&[0u8; 16]).unwrap();
+        let mut buf = [0u8; 40];
+        buf[..10].copy_from_slice(&ack);
+        assert_eq!(
+            s.protect_in_place(&mut buf, 10, 1, 0),
+            Err(Error::Unsupported)
+        );
+    }
+
+    #[test]
+    fn key_lengths() {
+        assert!(Ccmp128::new(&[0u8; 16]).is_ok());
+        assert_eq!(
+            Ccmp128::new(&[0u8; 32]).unwrap_err(),
+            Error::InvalidParameter
+        );
+        assert!(Ccmp256::new(&[0u8; 32]).is_ok());
+        assert_eq!(
+            Ccmp256::new(&[0u8; 16]).unwrap_err(),
+            Error::InvalidParameter
+        );
+        assert_eq!(
+            Ccmp256::new(&[0u8; 24]).unwrap_err(),
+            Error::InvalidParameter
+        );
+    }
+}

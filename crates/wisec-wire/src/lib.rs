@@ -16,6 +16,7 @@ pub mod element;
 pub mod frame_control;
 pub mod llc;
 pub mod mac_header;
+pub mod mgmt;
 pub mod security;
 
 pub use frame_control::{FrameControl, FrameType};
