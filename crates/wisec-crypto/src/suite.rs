@@ -9,7 +9,12 @@
 //! [`FrameProtector`] by dispatching to it; [`BipKey`] does the same for the
 //! broadcast/multicast integrity protocol suites.
 
-use crate::Overhead;
+use crate::bip::{BipCmac128, BipCmac256, BipGmac128, BipGmac256};
+use crate::ccmp::{Ccmp128, Ccmp256};
+use crate::gcmp::{Gcmp128, Gcmp256};
+use crate::tkip::DangerTkip;
+use crate::wep::DangerWep;
+use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
 use core::fmt;
 use core::str::FromStr;
 
@@ -288,6 +293,161 @@ impl FromStr for Suite {
     }
 }
 
+enum DataInner {
+    Wep(DangerWep),
+    Tkip(DangerTkip),
+    Ccmp128(Ccmp128),
+    Ccmp256(Ccmp256),
+    Gcmp128(Gcmp128),
+    Gcmp256(Gcmp256),
+}
+
+/// A temporal key of one data suite, usable as a [`FrameProtector`].
+///
+/// Each suite wipes its key schedule when dropped.
+pub struct DataKey {
+    suite: Suite,
+    inner: DataInner,
+}
+
+impl DataKey {
+    /// A key of a data suite. Fails with [`Error::InvalidParameter`] for a
+    /// BIP suite or a key whose length does not fit the suite.
+    pub fn new(suite: Suite, key: &[u8]) -> Result<DataKey> {
+        if suite.is_bip() || key.len() != suite.key_len() {
+            return Err(Error::InvalidParameter);
+        }
+        let inner = match suite {
+            Suite::Wep40 | Suite::Wep104 => DataInner::Wep(DangerWep::new(key)?),
+            Suite::Tkip => DataInner::Tkip(DangerTkip::new(key)?),
+            Suite::Ccmp128 => DataInner::Ccmp128(Ccmp128::new(key)?),
+            Suite::Ccmp256 => DataInner::Ccmp256(Ccmp256::new(key)?),
+            Suite::Gcmp128 => DataInner::Gcmp128(Gcmp128::new(key)?),
+            Suite::Gcmp256 => DataInner::Gcmp256(Gcmp256::new(key)?),
+            _ => return Err(Error::InvalidParameter),
+        };
+        Ok(DataKey { suite, inner })
+    }
+
+    /// The suite of this key.
+    pub const fn suite(&self) -> Suite {
+        self.suite
+    }
+
+    fn protector(&self) -> &dyn FrameProtector {
+        match &self.inner {
+            DataInner::Wep(k) => k,
+            DataInner::Tkip(k) => k,
+            DataInner::Ccmp128(k) => k,
+            DataInner::Ccmp256(k) => k,
+            DataInner::Gcmp128(k) => k,
+            DataInner::Gcmp256(k) => k,
+        }
+    }
+}
+
+impl fmt::Debug for DataKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print key material.
+        f.debug_struct("DataKey")
+            .field("suite", &self.suite)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FrameProtector for DataKey {
+    fn overhead(&self) -> Overhead {
+        self.protector().overhead()
+    }
+
+    fn protect_in_place(&self, buf: &mut [u8], len: usize, pn: u64, key_id: u8) -> Result<usize> {
+        self.protector().protect_in_place(buf, len, pn, key_id)
+    }
+
+    fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+        self.protector().unprotect_in_place(buf)
+    }
+}
+
+enum BipInner {
+    Cmac128(BipCmac128),
+    Cmac256(BipCmac256),
+    Gmac128(BipGmac128),
+    Gmac256(BipGmac256),
+}
+
+/// An integrity group temporal key (IGTK) of one BIP suite (12.5.4).
+pub struct BipKey {
+    suite: Suite,
+    inner: BipInner,
+}
+
+impl BipKey {
+    /// A key of a BIP suite. Fails with [`Error::InvalidParameter`] for a
+    /// data suite or a key whose length does not fit the suite.
+    pub fn new(suite: Suite, key: &[u8]) -> Result<BipKey> {
+        if key.len() != suite.key_len() {
+            return Err(Error::InvalidParameter);
+        }
+        let inner = match suite {
+            Suite::BipCmac128 => BipInner::Cmac128(BipCmac128::new(key)?),
+            Suite::BipCmac256 => BipInner::Cmac256(BipCmac256::new(key)?),
+            Suite::BipGmac128 => BipInner::Gmac128(BipGmac128::new(key)?),
+            Suite::BipGmac256 => BipInner::Gmac256(BipGmac256::new(key)?),
+            _ => return Err(Error::InvalidParameter),
+        };
+        Ok(BipKey { suite, inner })
+    }
+
+    /// The suite of this key.
+    pub const fn suite(&self) -> Suite {
+        self.suite
+    }
+
+    /// Appends the Management MIC element to the management frame
+    /// `buf[..len]` (12.5.4.4), with IGTK packet number `ipn` and Key ID
+    /// `key_id` (4 or 5). `buf` needs room for `len + overhead().total()`
+    /// bytes. Returns the new length.
+    pub fn protect_in_place(
+        &self,
+        buf: &mut [u8],
+        len: usize,
+        ipn: u64,
+        key_id: u8,
+    ) -> Result<usize> {
+        match &self.inner {
+            BipInner::Cmac128(k) => k.protect_in_place(buf, len, ipn, key_id),
+            BipInner::Cmac256(k) => k.protect_in_place(buf, len, ipn, key_id),
+            BipInner::Gmac128(k) => k.protect_in_place(buf, len, ipn, key_id),
+            BipInner::Gmac256(k) => k.protect_in_place(buf, len, ipn, key_id),
+        }
+    }
+
+    /// Verifies the Management MIC element that ends `frame` (12.5.4.5).
+    /// The proof carries the IPN for the caller's replay check.
+    pub fn verify(&self, frame: &[u8]) -> Result<Unprotected> {
+        match &self.inner {
+            BipInner::Cmac128(k) => k.verify(frame),
+            BipInner::Cmac256(k) => k.verify(frame),
+            BipInner::Gmac128(k) => k.verify(frame),
+            BipInner::Gmac256(k) => k.verify(frame),
+        }
+    }
+
+    /// Bytes BIP appends.
+    pub const fn overhead(&self) -> Overhead {
+        self.suite.overhead()
+    }
+}
+
+impl fmt::Debug for BipKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BipKey")
+            .field("suite", &self.suite)
+            .finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -356,5 +516,90 @@ mod tests {
             &[Suite::Ccmp128, Suite::Gcmp128]
         );
         assert!(Suite::data_suites_for_key_len(13).is_empty());
+    }
+
+    extern crate std;
+    use std::vec::Vec;
+
+    fn vectors() -> serde_json::Value {
+        serde_json::from_str(include_str!("../tests/vectors/ieee80211_vectors.json")).unwrap()
+    }
+
+    fn hexv(v: &serde_json::Value) -> Vec<u8> {
+        hex::decode(v.as_str().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn data_key_dispatches_to_the_suite() {
+        // IEEE 802.11-2012 M.6.4 (CCMP-128) and IEEE P802.11ac/D7.0 M.6.4
+        // (CCMP-256) and M.11.1 (GCMP-256), via the vectors file.
+        let v = vectors();
+        for (name, suite) in [
+            ("ccmp128_M64", Suite::Ccmp128),
+            ("ccmp256", Suite::Ccmp256),
+            ("gcmp256", Suite::Gcmp256),
+        ] {
+            let t = &v[name];
+            let key = DataKey::new(suite, &hexv(&t["tk"])).unwrap();
+            assert_eq!(key.suite(), suite);
+            assert_eq!(key.overhead(), suite.overhead());
+            // The Annex M plaintexts carry the Protected bit already; a
+            // plaintext MPDU to protect has it clear.
+            let mut plain = hexv(&t["plaintext_mpdu"]);
+            plain[1] &= !0x40;
+            let expected = hexv(&t["expected_mpdu_no_fcs"]);
+            let pn = u64::from_str_radix(t["pn_be"].as_str().unwrap(), 16).unwrap();
+            let mut out = std::vec![0u8; expected.len()];
+            let n = key.protect(&plain, pn, 0, &mut out).unwrap();
+            assert_eq!(&out[..n], &expected[..], "{name}");
+            let mut buf = expected.clone();
+            let u = key.unprotect_in_place(&mut buf).unwrap();
+            assert_eq!(&buf[..u.len()], &plain[..], "{name}");
+            assert_eq!(u.pn(), pn);
+            // A flipped ciphertext byte and a flipped address are rejected.
+            for at in [expected.len() - 20, 5] {
+                let mut bad = expected.clone();
+                bad[at] ^= 0x01;
+                assert_eq!(
+                    key.unprotect_in_place(&mut bad),
+                    Err(Error::Integrity),
+                    "{name}"
+                );
+            }
+        }
+        assert_eq!(
+            DataKey::new(Suite::Ccmp128, &[0; 32]).unwrap_err(),
+            Error::InvalidParameter
+        );
+        assert_eq!(
+            DataKey::new(Suite::BipCmac128, &[0; 16]).unwrap_err(),
+            Error::InvalidParameter
+        );
+    }
+
+    #[test]
+    fn bip_key_dispatches_to_the_suite() {
+        // IEEE P802.11ac/D7.0 M.9.1 (BIP-GMAC-128 and -256), via the vectors file.
+        let v = vectors();
+        for (name, suite) in [
+            ("bip_gmac128", Suite::BipGmac128),
+            ("bip_gmac256", Suite::BipGmac256),
+        ] {
+            let t = &v[name];
+            let key = BipKey::new(suite, &hexv(&t["igtk"])).unwrap();
+            let plain = hexv(&t["plaintext_frame"]);
+            let expected = hexv(&t["expected_protected_frame"]);
+            let mut buf = std::vec![0u8; plain.len() + key.overhead().total()];
+            buf[..plain.len()].copy_from_slice(&plain);
+            let n = key.protect_in_place(&mut buf, plain.len(), 4, 4).unwrap();
+            assert_eq!(&buf[..n], &expected[..], "{name}");
+            let u = key.verify(&expected).unwrap();
+            assert_eq!((u.pn(), u.len()), (4, plain.len()));
+            let mut bad = expected.clone();
+            let last = bad.len() - 1;
+            bad[last] ^= 0x80;
+            assert_eq!(key.verify(&bad), Err(Error::Integrity));
+        }
+        assert!(BipKey::new(Suite::Ccmp128, &[0; 16]).is_err());
     }
 }
