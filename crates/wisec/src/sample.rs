@@ -23,6 +23,9 @@ pub struct SampleOptions {
     /// Append an FCS to every frame (radiotap Flags say so; for link type
     /// 105 pcapng says so with if_fcslen).
     pub fcs: bool,
+    /// For link type 105 with `fcs`: say so in the capture (pcapng
+    /// if_fcslen, pcap FCS bits); when false a reader has to detect it.
+    pub announce_fcs: bool,
     /// Number of unicast data frames (half uplink, half downlink).
     pub data_frames: usize,
 }
@@ -33,6 +36,7 @@ impl Default for SampleOptions {
             format: Format::Pcapng,
             link_type: 105,
             fcs: false,
+            announce_fcs: true,
             data_frames: 8,
         }
     }
@@ -176,7 +180,7 @@ fn radiotap(fcs: bool) -> Vec<u8> {
 pub fn write_sample<W: Write>(out: W, opts: SampleOptions) -> io::Result<W> {
     let mut w = CaptureWriter::new(out, opts.format);
     let mut iface = Interface::new(opts.link_type, 65535);
-    if opts.link_type == 105 && opts.fcs {
+    if opts.link_type == 105 && opts.fcs && opts.announce_fcs {
         match opts.format {
             Format::Pcapng => iface.fcslen = Some(4),
             // Link-type field: F bit and an FCS of two 16-bit words.
