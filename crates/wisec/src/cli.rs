@@ -555,6 +555,9 @@ fn print_encrypt(s: &EncryptSummary, json: bool) {
     if s.unparsable > 0 {
         println!("  of which unparsable    {:>8}", s.unparsable);
     }
+    if s.not_protectable > 0 {
+        println!("  the suite cannot carry {:>8}", s.not_protectable);
+    }
 }
 
 fn print_decrypt(s: &DecryptSummary, json: bool) {

@@ -362,3 +362,66 @@ fn writer_output_reads_back_the_same() {
         assert_eq!(packets(&recs), vec![&pkt]);
     }
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn packet() -> impl Strategy<Value = (u64, Vec<u8>)> {
+        (any::<u64>(), proptest::collection::vec(any::<u8>(), 0..300))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+
+        #[test]
+        fn written_captures_read_back(
+            pkts in proptest::collection::vec(packet(), 0..12),
+            ng in any::<bool>(),
+            nanos in any::<bool>(),
+            link in prop_oneof![Just(105u16), Just(127u16)],
+        ) {
+            let format = if ng { Format::Pcapng } else { Format::Pcap };
+            let mut iface = Interface::new(link, 0);
+            iface.tsresol = if nanos { 9 } else { 6 };
+            iface.tsresol_explicit = ng;
+            let mut w = CaptureWriter::new(Vec::new(), format);
+            w.write_record(&Record::Section).unwrap();
+            w.write_record(&Record::Interface(iface)).unwrap();
+            let units: u64 = if nanos { 1_000_000_000 } else { 1_000_000 };
+            let mut want = Vec::new();
+            for (ts, data) in pkts {
+                // pcap holds 32-bit seconds.
+                let ts = if ng { ts } else { ts % (u64::from(u32::MAX) * units) };
+                let p = Packet { interface: 0, timestamp: ts, orig_len: data.len() as u32, data };
+                w.write_record(&Record::Packet(p.clone())).unwrap();
+                want.push(p);
+            }
+            let (_, recs) = read_all("p", w.into_inner().unwrap()).unwrap();
+            let got: Vec<Packet> = packets(&recs).into_iter().cloned().collect();
+            prop_assert_eq!(got, want);
+        }
+
+        #[test]
+        fn mutated_captures_never_panic(
+            seed in proptest::collection::vec(any::<u8>(), 1..64),
+            cut in any::<usize>(),
+            ng in any::<bool>(),
+        ) {
+            let mut f = if ng {
+                let mut f = shb(false);
+                f.extend(idb(false, 127, 0, &[(9, &[6]), (13, &[4])]));
+                f.extend(epb(false, 0, 5, b"some frame bytes"));
+                f
+            } else {
+                pcap_file(false, true, 105, &[(1, 2, b"some frame bytes")])
+            };
+            for (i, b) in seed.iter().enumerate() {
+                let at = (usize::from(*b) * 7 + i * 13) % f.len();
+                f[at] ^= b.rotate_left(i as u32);
+            }
+            f.truncate(cut % (f.len() + 1));
+            let _ = read_all("m", f);
+        }
+    }
+}
