@@ -1,5 +1,12 @@
-//! wisec: wireless link security. The std library behind the `wisec` binary:
-//! capture I/O and the encrypt/decrypt pipelines.
+//! wisec: wireless link security. The std library behind the `wisec`
+//! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
+//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]) and the
+//! command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod capture;
 pub mod cli;
+pub mod keys;
+pub mod link;
+pub mod pipeline;
+pub mod sample;

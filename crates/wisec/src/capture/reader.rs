@@ -1,0 +1,563 @@
+//! Streaming capture reader.
+
+use super::pcap::{self, Layout};
+use super::pcapng::{self, Order};
+use super::{CaptureError, Format, Interface, Packet, Record, MAX_RECORD};
+use flate2::bufread::MultiGzDecoder;
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// How far a reader has got through its file, in bytes of the file as
+/// stored (compressed bytes for a gzip file).
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    read: Arc<AtomicU64>,
+    total: Option<u64>,
+}
+
+impl Progress {
+    /// Bytes of the file read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.read.load(Ordering::Relaxed)
+    }
+
+    /// The size of the file, when it is a regular file.
+    pub fn total(&self) -> Option<u64> {
+        self.total
+    }
+}
+
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+enum State {
+    Pcap(Layout),
+    Pcapng(Order),
+    Done,
+}
+
+/// Reads pcap or pcapng, plain or gzip-compressed, one record at a time.
+pub struct CaptureReader {
+    file: String,
+    src: Box<dyn BufRead>,
+    offset: u64,
+    format: Format,
+    gzip: bool,
+    state: State,
+    interfaces: Vec<Interface>,
+    queue: VecDeque<Record>,
+    progress: Progress,
+}
+
+const BUF: usize = 1 << 16;
+
+impl CaptureReader {
+    /// Opens a capture file; errors name the file as `path` displays.
+    pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+        let name = path.display().to_string();
+        let f = File::open(path).map_err(|e| CaptureError {
+            file: name.clone(),
+            offset: None,
+            message: io_message(&e),
+        })?;
+        let total = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+        CaptureReader::with_size(&name, Box::new(f), total)
+    }
+
+    /// Reads a capture from any byte stream; `name` is used in errors.
+    pub fn from_reader(name: &str, r: Box<dyn Read>) -> Result<CaptureReader, CaptureError> {
+        CaptureReader::with_size(name, r, None)
+    }
+
+    fn with_size(
+        name: &str,
+        r: Box<dyn Read>,
+        total: Option<u64>,
+    ) -> Result<CaptureReader, CaptureError> {
+        let progress = Progress {
+            read: Arc::new(AtomicU64::new(0)),
+            total,
+        };
+        let counting = Counting {
+            inner: r,
+            count: progress.read.clone(),
+        };
+        let mut raw = BufReader::with_capacity(BUF, counting);
+        let head = raw.fill_buf().map_err(|e| CaptureError {
+            file: name.to_string(),
+            offset: None,
+            message: io_message(&e),
+        })?;
+        let gzip = head.starts_with(&[0x1f, 0x8b]);
+        let src: Box<dyn BufRead> = if gzip {
+            Box::new(BufReader::with_capacity(BUF, MultiGzDecoder::new(raw)))
+        } else {
+            Box::new(raw)
+        };
+        let mut r = CaptureReader {
+            file: name.to_string(),
+            src,
+            offset: 0,
+            format: Format::Pcap,
+            gzip,
+            state: State::Done,
+            interfaces: Vec::new(),
+            queue: VecDeque::new(),
+            progress,
+        };
+        r.start()?;
+        Ok(r)
+    }
+
+    /// The container format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// True when the file is gzip-compressed.
+    pub fn is_gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// The interfaces of the current section.
+    pub fn interfaces(&self) -> &[Interface] {
+        &self.interfaces
+    }
+
+    /// One interface of the current section.
+    pub fn interface(&self, index: u32) -> Option<&Interface> {
+        self.interfaces.get(usize::try_from(index).ok()?)
+    }
+
+    /// The file name used in errors.
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// A handle that reports how much of the file has been read.
+    pub fn progress(&self) -> Progress {
+        self.progress.clone()
+    }
+
+    fn err(&self, offset: u64, message: impl Into<String>) -> CaptureError {
+        let mut message = message.into();
+        if self.gzip {
+            message = format!("{message} (offset in the uncompressed data)");
+        }
+        CaptureError {
+            file: self.file.clone(),
+            offset: Some(offset),
+            message,
+        }
+    }
+
+    fn io_err(&self, e: &io::Error) -> CaptureError {
+        CaptureError {
+            file: self.file.clone(),
+            offset: Some(self.offset),
+            message: io_message(e),
+        }
+    }
+
+    /// Reads up to `buf.len()` bytes; fewer only at the end of the file.
+    fn read_full(&mut self, buf: &mut [u8]) -> Result<usize, CaptureError> {
+        let mut n = 0;
+        while n < buf.len() {
+            match self.src.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io_err(&e)),
+            }
+        }
+        self.offset += n as u64;
+        Ok(n)
+    }
+
+    fn start(&mut self) -> Result<(), CaptureError> {
+        let mut magic = [0u8; 4];
+        let n = self.read_full(&mut magic)?;
+        if n == 0 {
+            return Err(self.err(0, "the file is empty, not a pcap or pcapng capture"));
+        }
+        if n < 4 {
+            return Err(self.err(
+                0,
+                format!("{n} bytes are too short for a pcap or pcapng file header"),
+            ));
+        }
+        if u32::from_le_bytes(magic) == pcapng::SHB {
+            self.format = Format::Pcapng;
+            self.state = State::Pcapng(Order { big_endian: false });
+            let block = self.read_block_after_type(0, pcapng::SHB)?;
+            self.handle_block(0, pcapng::SHB, &block)?;
+            return Ok(());
+        }
+        if pcap::layout_of(magic).is_none() {
+            return Err(self.err(
+                0,
+                format!(
+                    "not a pcap or pcapng file (magic {:02x} {:02x} {:02x} {:02x})",
+                    magic[0], magic[1], magic[2], magic[3]
+                ),
+            ));
+        }
+        let mut h = [0u8; pcap::FILE_HEADER_LEN];
+        h[..4].copy_from_slice(&magic);
+        let got = 4 + self.read_full(&mut h[4..])?;
+        if got < pcap::FILE_HEADER_LEN {
+            return Err(self.err(
+                0,
+                format!(
+                    "truncated pcap file header ({got} of {} bytes)",
+                    pcap::FILE_HEADER_LEN
+                ),
+            ));
+        }
+        let (layout, iface) = pcap::parse_file_header(&h).map_err(|m| self.err(0, m))?;
+        self.format = Format::Pcap;
+        self.state = State::Pcap(layout);
+        self.interfaces.push(iface.clone());
+        self.queue.push_back(Record::Section);
+        self.queue.push_back(Record::Interface(iface));
+        Ok(())
+    }
+
+    /// The next record, or `None` at the end of the file.
+    pub fn next_record(&mut self) -> Result<Option<Record>, CaptureError> {
+        if let Some(r) = self.queue.pop_front() {
+            return Ok(Some(r));
+        }
+        loop {
+            match self.state {
+                State::Done => return Ok(None),
+                State::Pcap(layout) => return self.next_pcap(layout),
+                State::Pcapng(order) => {
+                    let at = self.offset;
+                    let mut t = [0u8; 4];
+                    let n = self.read_full(&mut t)?;
+                    if n == 0 {
+                        self.state = State::Done;
+                        return Ok(None);
+                    }
+                    if n < 4 {
+                        return Err(
+                            self.err(at, format!("truncated block header ({n} of 8 bytes)"))
+                        );
+                    }
+                    let block_type = if u32::from_le_bytes(t) == pcapng::SHB {
+                        pcapng::SHB
+                    } else if order.big_endian {
+                        u32::from_be_bytes(t)
+                    } else {
+                        u32::from_le_bytes(t)
+                    };
+                    let body = self.read_block_after_type(at, block_type)?;
+                    self.handle_block(at, block_type, &body)?;
+                    if let Some(r) = self.queue.pop_front() {
+                        return Ok(Some(r));
+                    }
+                }
+            }
+        }
+    }
+
+    fn next_pcap(&mut self, layout: Layout) -> Result<Option<Record>, CaptureError> {
+        let at = self.offset;
+        let mut h = [0u8; pcap::RECORD_HEADER_LEN];
+        let n = self.read_full(&mut h)?;
+        if n == 0 {
+            self.state = State::Done;
+            return Ok(None);
+        }
+        if n < h.len() {
+            return Err(self.err(
+                at,
+                format!("truncated packet record header ({n} of {} bytes)", h.len()),
+            ));
+        }
+        let sec = layout.u32(&[h[0], h[1], h[2], h[3]]);
+        let frac = layout.u32(&[h[4], h[5], h[6], h[7]]);
+        let caplen = layout.u32(&[h[8], h[9], h[10], h[11]]);
+        let orig_len = layout.u32(&[h[12], h[13], h[14], h[15]]);
+        if caplen > MAX_RECORD {
+            return Err(self.err(
+                at,
+                format!("packet record length {caplen} exceeds the limit of {MAX_RECORD} bytes"),
+            ));
+        }
+        let mut data = vec![0u8; caplen as usize];
+        let got = self.read_full(&mut data)?;
+        if got < data.len() {
+            return Err(self.err(
+                at,
+                format!(
+                    "truncated packet record: its header announces {caplen} bytes, the file ends after {got}"
+                ),
+            ));
+        }
+        Ok(Some(Record::Packet(Packet {
+            interface: 0,
+            timestamp: u64::from(sec) * layout.units() + u64::from(frac),
+            orig_len,
+            data,
+        })))
+    }
+
+    /// Reads the rest of a pcapng block whose 4-byte type was read at
+    /// `at`, checks its framing and returns its body.
+    fn read_block_after_type(&mut self, at: u64, block_type: u32) -> Result<Vec<u8>, CaptureError> {
+        let name = pcapng::block_name(block_type);
+        let body = if block_type == pcapng::SHB {
+            // The length is in the byte order that the byte-order magic,
+            // right after it, announces (4.1).
+            let mut h = [0u8; 8];
+            let n = self.read_full(&mut h)?;
+            if n < 8 {
+                return Err(self.err(at, format!("truncated {name} ({} bytes)", 4 + n)));
+            }
+            let bom = [h[4], h[5], h[6], h[7]];
+            let order = if u32::from_le_bytes(bom) == pcapng::BYTE_ORDER_MAGIC {
+                Order { big_endian: false }
+            } else if u32::from_be_bytes(bom) == pcapng::BYTE_ORDER_MAGIC {
+                Order { big_endian: true }
+            } else {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "{name} has an invalid byte-order magic {:02x} {:02x} {:02x} {:02x}",
+                        bom[0], bom[1], bom[2], bom[3]
+                    ),
+                ));
+            };
+            self.state = State::Pcapng(order);
+            let len = order.u32(&h, 0).unwrap_or(0);
+            self.check_block_len(at, block_type, len)?;
+            let mut body = vec![0u8; len as usize - 12];
+            body[..4].copy_from_slice(&bom);
+            let got = self.read_full(&mut body[4..])?;
+            self.finish_block(at, block_type, order, len, body, 4 + got)?
+        } else {
+            let order = match self.state {
+                State::Pcapng(o) => o,
+                _ => Order { big_endian: false },
+            };
+            let mut l = [0u8; 4];
+            let n = self.read_full(&mut l)?;
+            if n < 4 {
+                return Err(self.err(at, format!("truncated block header ({} of 8 bytes)", 4 + n)));
+            }
+            let len = order.u32(&l, 0).unwrap_or(0);
+            self.check_block_len(at, block_type, len)?;
+            let mut body = vec![0u8; len as usize - 12];
+            let got = self.read_full(&mut body)?;
+            self.finish_block(at, block_type, order, len, body, got)?
+        };
+        Ok(body)
+    }
+
+    fn check_block_len(&self, at: u64, block_type: u32, len: u32) -> Result<(), CaptureError> {
+        let name = pcapng::block_name(block_type);
+        if len < pcapng::min_len(block_type) {
+            return Err(self.err(
+                at,
+                format!("{name} length {len} is shorter than its header"),
+            ));
+        }
+        if len % 4 != 0 {
+            return Err(self.err(at, format!("{name} length {len} is not a multiple of 4")));
+        }
+        if len > MAX_RECORD {
+            return Err(self.err(
+                at,
+                format!("{name} length {len} exceeds the limit of {MAX_RECORD} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn finish_block(
+        &mut self,
+        at: u64,
+        block_type: u32,
+        order: Order,
+        len: u32,
+        mut body: Vec<u8>,
+        got: usize,
+    ) -> Result<Vec<u8>, CaptureError> {
+        let name = pcapng::block_name(block_type);
+        let want = body.len();
+        if got < want {
+            return Err(self.err(
+                at,
+                format!(
+                    "truncated {name}: its length is {len} bytes, the file ends after {}",
+                    got + 8
+                ),
+            ));
+        }
+        let mut t = [0u8; 4];
+        let n = self.read_full(&mut t)?;
+        if n < 4 {
+            return Err(self.err(
+                at,
+                format!("truncated {name}: the trailing length field is missing"),
+            ));
+        }
+        let trailer = order.u32(&t, 0).unwrap_or(0);
+        if trailer != len {
+            return Err(self.err(
+                at,
+                format!("{name} length {len} does not match its trailing length {trailer}"),
+            ));
+        }
+        body.truncate(want);
+        Ok(body)
+    }
+
+    fn handle_block(&mut self, at: u64, block_type: u32, body: &[u8]) -> Result<(), CaptureError> {
+        let State::Pcapng(order) = self.state else {
+            return Ok(());
+        };
+        let name = pcapng::block_name(block_type);
+        let short = || format!("{name} is too short");
+        match block_type {
+            pcapng::SHB => {
+                let major = order
+                    .u16(body, 4)
+                    .ok_or_else(short)
+                    .map_err(|m| self.err(at, m))?;
+                if major != 1 {
+                    return Err(self.err(
+                        at,
+                        format!("pcapng major version {major} is not supported (expected 1)"),
+                    ));
+                }
+                self.interfaces.clear();
+                self.queue.push_back(Record::Section);
+            }
+            pcapng::IDB => {
+                let iface = pcapng::parse_idb(order, body)
+                    .map_err(|m| self.err(at, format!("{name}: {m}")))?;
+                self.interfaces.push(iface.clone());
+                self.queue.push_back(Record::Interface(iface));
+            }
+            pcapng::EPB | pcapng::PB => {
+                let (interface, ts_at) = if block_type == pcapng::EPB {
+                    (order.u32(body, 0), 4)
+                } else {
+                    (order.u16(body, 0).map(u32::from), 4)
+                };
+                let fields = (
+                    interface,
+                    order.u32(body, ts_at),
+                    order.u32(body, ts_at + 4),
+                    order.u32(body, ts_at + 8),
+                    order.u32(body, ts_at + 12),
+                );
+                let (Some(interface), Some(hi), Some(lo), Some(caplen), Some(orig_len)) = fields
+                else {
+                    return Err(self.err(at, short()));
+                };
+                self.check_interface(at, name, interface)?;
+                let start = ts_at + 16;
+                let Some(data) = body.get(start..start.saturating_add(caplen as usize)) else {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "{name}: captured length {caplen} does not fit in a block of {} bytes",
+                            body.len() + 12
+                        ),
+                    ));
+                };
+                self.queue.push_back(Record::Packet(Packet {
+                    interface,
+                    timestamp: (u64::from(hi) << 32) | u64::from(lo),
+                    orig_len,
+                    data: data.to_vec(),
+                }));
+            }
+            pcapng::SPB => {
+                self.check_interface(at, name, 0)?;
+                let orig_len = order
+                    .u32(body, 0)
+                    .ok_or_else(short)
+                    .map_err(|m| self.err(at, m))?;
+                let snaplen = self.interfaces.first().map_or(0, |i| i.snaplen);
+                // 4.4: the captured length is the smaller of the original
+                // length and the interface's snap length; the block may
+                // also hold less.
+                let mut caplen = (orig_len as usize).min(body.len() - 4);
+                if snaplen != 0 {
+                    caplen = caplen.min(snaplen as usize);
+                }
+                self.queue.push_back(Record::Packet(Packet {
+                    interface: 0,
+                    timestamp: 0,
+                    orig_len,
+                    data: body.get(4..4 + caplen).unwrap_or_default().to_vec(),
+                }));
+            }
+            // Name resolution, statistics, custom and unknown blocks carry
+            // nothing a frame pipeline needs (3.1: skip what you do not know).
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn check_interface(&self, at: u64, name: &str, interface: u32) -> Result<(), CaptureError> {
+        if (interface as usize) < self.interfaces.len() {
+            return Ok(());
+        }
+        Err(self.err(
+            at,
+            if self.interfaces.is_empty() {
+                format!("{name} refers to interface {interface}, but no interface description block precedes it")
+            } else {
+                format!(
+                    "{name} refers to interface {interface}, but the section describes only {}",
+                    self.interfaces.len()
+                )
+            },
+        ))
+    }
+}
+
+impl Iterator for CaptureReader {
+    type Item = Result<Record, CaptureError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_record().transpose()
+    }
+}
+
+/// An I/O error as one short phrase.
+pub(crate) fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            // gzip errors arrive as InvalidInput/InvalidData with a message.
+            let s = e.to_string();
+            if s.contains("corrupt") || s.contains("invalid gzip") {
+                format!("gzip data is corrupt ({s})")
+            } else {
+                s
+            }
+        }
+    }
+}

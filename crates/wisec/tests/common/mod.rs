@@ -1,0 +1,103 @@
+//! Helpers shared by the integration tests: run the built binary, write
+//! sample captures, read captures back.
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use wisec::capture::{CaptureReader, Format, Interface, Packet, Record};
+use wisec::sample::{write_sample, SampleOptions};
+
+pub const K16: &str = "000102030405060708090a0b0c0d0e0f";
+pub const K32: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+pub const IGTK16: &str = "4ea9543e09cf2b1eca66ffc58bdecbcf";
+pub const IGTK32: &str = "4ea9543e09cf2b1eca66ffc58bdecbcf000102030405060708090a0b0c0d0e0f";
+pub const WEP40: &str = "0102030405";
+pub const WEP104: &str = "0102030405060708090a0b0c0d";
+
+/// Every data suite with a key, and whether it can protect management
+/// frames.
+pub const SUITES: [(&str, &str, bool); 7] = [
+    ("wep40", WEP40, false),
+    ("wep104", WEP104, false),
+    ("tkip", K32, false),
+    ("ccmp", K16, true),
+    ("ccmp256", K32, true),
+    ("gcmp", K16, true),
+    ("gcmp256", K32, true),
+];
+
+pub fn wisec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args(args)
+        .output()
+        .expect("run wisec")
+}
+
+pub fn ok(args: &[&str]) -> String {
+    let out = wisec(args);
+    assert!(
+        out.status.success(),
+        "wisec {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+pub fn json(args: &[&str]) -> serde_json::Value {
+    let mut a = args.to_vec();
+    a.push("--json");
+    serde_json::from_str(&ok(&a)).expect("JSON summary")
+}
+
+pub fn sample(dir: &Path, name: &str, opts: SampleOptions) -> PathBuf {
+    let path = dir.join(name);
+    let f = BufWriter::new(File::create(&path).unwrap());
+    if name.ends_with(".gz") {
+        let gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+        write_sample(gz, opts).unwrap().finish().unwrap();
+    } else {
+        write_sample(f, opts).unwrap();
+    }
+    path
+}
+
+pub fn opts(format: Format, link_type: u16, fcs: bool) -> SampleOptions {
+    SampleOptions {
+        format,
+        link_type,
+        fcs,
+        announce_fcs: true,
+        data_frames: 8,
+    }
+}
+
+/// The interfaces and packets of a capture.
+pub fn read(path: &Path) -> (Vec<Interface>, Vec<Packet>) {
+    let mut r = CaptureReader::open(path).unwrap();
+    let mut ifaces = Vec::new();
+    let mut packets = Vec::new();
+    while let Some(rec) = r.next_record().unwrap() {
+        match rec {
+            Record::Interface(i) => ifaces.push(i),
+            Record::Packet(p) => packets.push(p),
+            Record::Section => {}
+        }
+    }
+    (ifaces, packets)
+}
+
+pub fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// Files in `dir` other than `keep`.
+pub fn leftovers(dir: &Path, keep: &[&Path]) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| !keep.contains(&p.as_path()))
+        .map(|p| p.display().to_string())
+        .collect()
+}
