@@ -5,17 +5,46 @@
 //! `new_checked` succeeded no accessor panics. Parsing into owned values is a
 //! `Repr` with `parse`, `buffer_len` and `emit`.
 //!
+//! Modules: [`frame_control`], [`mac_header`], [`data`] (data MPDUs and the
+//! MSDU to MPDU step), [`mgmt`] (management frames), [`element`] (element
+//! walking, RSNE, WPA, vendor elements, MME), [`security`] (WEP/TKIP/CCMP/GCMP
+//! headers), [`llc`] (LLC/SNAP), [`eapol`] (EAPOL and EAPOL-Key) and
+//! [`radiotap`].
+//!
 //! Clause numbers refer to IEEE Std 802.11-2020 unless stated otherwise.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod bytes;
+pub mod data;
+pub mod eapol;
+pub mod element;
 pub mod frame_control;
+pub mod llc;
 pub mod mac_header;
+pub mod mgmt;
+pub mod radiotap;
 pub mod security;
 
+pub use data::{Addressing, DataBody, DataFrame, DataFrameRepr};
+pub use eapol::{
+    EapolFrame, Kde, KdeType, KeyDataItem, KeyDataIter, KeyDescriptor, KeyDescriptorVersion,
+    KeyFrame, KeyFrameRepr, KeyInfo, PacketType as EapolPacketType,
+};
+pub use element::{
+    Akm, CipherSuite, Element, ElementId, ElementWriter, Elements, List, Mme, MmeRepr, Pmkid, Rate,
+    RsnCapabilities, Rsne, VendorElement, WpaElement,
+};
 pub use frame_control::{FrameControl, FrameType};
+pub use llc::{EtherType, SnapHeader, SnapRepr};
 pub use mac_header::{Header, HeaderRepr};
+pub use mgmt::{
+    ActionCategory, AuthAlgorithm, BeaconFields, CapabilityInfo, MgmtBody, MgmtFrame,
+    MgmtFrameRepr, MgmtSubtype, ReasonCode, StatusCode,
+};
+pub use radiotap::{Channel as RadiotapChannel, Radiotap, RadiotapFlags, RadiotapRepr};
+pub use security::{CcmpHeader, GcmpHeader, TkipHeader, WepHeader};
 
 use core::fmt;
 
