@@ -17,10 +17,15 @@ pub mod ccm;
 pub mod ccmp;
 pub mod cmac;
 pub mod crc32;
+pub mod eapol_mic;
+pub mod ft;
 pub mod gcmp;
 #[cfg(feature = "experimental-icbc")]
 pub mod icbc;
+pub mod kdf;
+pub mod keywrap;
 pub mod michael;
+pub mod ptk;
 pub mod rc4;
 pub mod replay;
 pub mod suite;
