@@ -238,7 +238,7 @@ impl Ptk {
     /// nonces.
     ///
     /// `Unsupported` for the FT AKMs (their PTK comes from PMK-R1, see
-    /// [`crate::ft::ft_ptk`]) and for suites without a key hierarchy here.
+    /// [`crate::ft::PmkR1::ptk`]) and for suites without a key hierarchy here.
     pub fn derive(
         akm: Akm,
         pairwise: CipherSuite,
