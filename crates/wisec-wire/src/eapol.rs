@@ -461,23 +461,23 @@ impl<T: AsRef<[u8]>> KeyFrame<T> {
 
     /// Key MIC.
     pub fn mic(&self) -> &[u8] {
-        let end = field::MIC + self.mic_len;
+        let end = field::MIC.saturating_add(self.mic_len);
         self.b().get(field::MIC..end).unwrap_or(&[])
     }
 
     fn key_data_offset(&self) -> usize {
-        field::MIC + self.mic_len + 2
+        field::MIC.saturating_add(self.mic_len).saturating_add(2)
     }
 
     /// Key Data Length.
     pub fn key_data_len(&self) -> u16 {
-        bytes::u16_be(self.b(), field::MIC + self.mic_len).unwrap_or(0)
+        bytes::u16_be(self.b(), field::MIC.saturating_add(self.mic_len)).unwrap_or(0)
     }
 
     /// Key Data (possibly encrypted, see [`KeyInfo::encrypted_key_data`]).
     pub fn key_data(&self) -> &[u8] {
         let start = self.key_data_offset();
-        let end = start + usize::from(self.key_data_len());
+        let end = start.saturating_add(usize::from(self.key_data_len()));
         self.b().get(start..end).unwrap_or(&[])
     }
 }
@@ -485,7 +485,7 @@ impl<T: AsRef<[u8]>> KeyFrame<T> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> KeyFrame<T> {
     /// Key MIC, mutable.
     pub fn mic_mut(&mut self) -> &mut [u8] {
-        let end = field::MIC + self.mic_len;
+        let end = field::MIC.saturating_add(self.mic_len);
         self.buffer
             .as_mut()
             .get_mut(field::MIC..end)
@@ -510,7 +510,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> KeyFrame<T> {
     /// Key Data, mutable.
     pub fn key_data_mut(&mut self) -> &mut [u8] {
         let start = self.key_data_offset();
-        let end = start + usize::from(self.key_data_len());
+        let end = start.saturating_add(usize::from(self.key_data_len()));
         self.buffer.as_mut().get_mut(start..end).unwrap_or(&mut [])
     }
 

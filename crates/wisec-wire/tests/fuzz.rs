@@ -132,7 +132,7 @@ fn exercise(b: &[u8]) {
     if let Ok(e) = EapolFrame::new_checked(b) {
         let _ = (e.version(), e.packet_type(), e.body());
     }
-    for mic in [0, 16, 24, 32, 40] {
+    for mic in [0, 16, 24, 32, 40, usize::MAX] {
         if let Ok(k) = KeyFrame::new_checked(b, mic) {
             let r = KeyFrameRepr::parse(&k).unwrap();
             let mut out = vec![0u8; r.buffer_len()];
