@@ -6,6 +6,11 @@
 //! job of [`replay`], which accepts a packet number only through the
 //! [`Unprotected`] proof that the MIC verified.
 //!
+//! The RSN key hierarchy sits beside the suites: the passphrase-to-PSK
+//! mapping and the PRF/KDF ([`kdf`]), the PTK and PMKID ([`ptk`]), the
+//! EAPOL-Key MIC ([`eapol_mic`]), Key Data wrap, unwrap and group-key KDEs
+//! ([`keywrap`]) and the fast BSS transition keys ([`ft`]).
+//!
 //! Insecure legacy suites carry `danger` in their names ([`wep::DangerWep`],
 //! [`tkip::DangerTkip`]). Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
@@ -17,10 +22,15 @@ pub mod ccm;
 pub mod ccmp;
 pub mod cmac;
 pub mod crc32;
+pub mod eapol_mic;
+pub mod ft;
 pub mod gcmp;
 #[cfg(feature = "experimental-icbc")]
 pub mod icbc;
+pub mod kdf;
+pub mod keywrap;
 pub mod michael;
+pub mod ptk;
 pub mod rc4;
 pub mod replay;
 pub mod suite;
