@@ -58,11 +58,10 @@ fn vectors(suite: &str) -> Vec<Vector> {
     out
 }
 
-fn run(
-    suite: &str,
-    protect: &dyn Fn(&[u8], Path, &mut [FrameBuf<'_>]) -> usize,
-    unprotect: &dyn Fn(&[u8], Path, &mut [FrameBuf<'_>]) -> usize,
-) {
+/// A batch call with a key.
+type BatchFn = dyn Fn(&[u8], Path, &mut [FrameBuf<'_>]) -> usize;
+
+fn run(suite: &str, protect: &BatchFn, unprotect: &BatchFn) {
     let vs = vectors(suite);
     assert!(vs.len() >= 2);
     for path in paths() {
