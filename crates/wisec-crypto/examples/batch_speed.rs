@@ -2,7 +2,10 @@
 //! engine on each path this CPU has: GB/s of frame body, median of
 //! repeated runs, for 64-, 512- and 1500-byte bodies.
 //!
-//! `cargo run --release -p wisec-crypto --example batch_speed [frames] [repeats]`
+//! `cargo run --release -p wisec-crypto --example batch_speed [frames] [repeats] [path] [body]`
+//!
+//! With `path` (`portable`, `aesni`, `avx2`, `avx512`) and `body`, only that
+//! batch path and size run (for profiling).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -62,6 +65,9 @@ macro_rules! suite {
         let over = s.overhead().total();
         let mic = s.overhead().trailer;
         for body in [64usize, 512, 1500] {
+            if ONLY_BODY.with(|b| b.get().is_some_and(|b| b != body)) {
+                continue;
+            }
             let plains: Vec<Vec<u8>> = (0..$n).map(|i| frame(body, i as u8)).collect();
             let bytes = body * $n;
             let mut bufs: Vec<Vec<u8>> = plains.iter().map(|p| vec![0u8; p.len() + over]).collect();
@@ -72,46 +78,50 @@ macro_rules! suite {
             };
             let mut row = format!("{:<9} {:>5} B", $name, body);
 
-            // Portable single frame: the RustCrypto-based CCM per frame.
-            let ccm = Ccm::new(&$key, mic, 2).unwrap();
-            let gbs = {
-                let mut work: Vec<(Vec<u8>, [u8; 13], ccmp::Aad)> = plains
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        let h = Header::new_checked(&p[..]).unwrap();
-                        (
-                            p[26..].to_vec(),
-                            ccmp::nonce(&h, i as u64 + 1).unwrap(),
-                            ccmp::aad(&h).unwrap(),
-                        )
+            if ONLY_PATH.with(|o| o.get().is_none()) {
+                // Portable single frame: the RustCrypto-based CCM per frame.
+                let ccm = Ccm::new(&$key, mic, 2).unwrap();
+                let gbs = {
+                    let mut work: Vec<(Vec<u8>, [u8; 13], ccmp::Aad)> = plains
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| {
+                            let h = Header::new_checked(&p[..]).unwrap();
+                            (
+                                p[26..].to_vec(),
+                                ccmp::nonce(&h, i as u64 + 1).unwrap(),
+                                ccmp::aad(&h).unwrap(),
+                            )
+                        })
+                        .collect();
+                    measure($reps, bytes, || {
+                        timed(|| {
+                            for (b, n, a) in work.iter_mut() {
+                                let mut tag = [0u8; 16];
+                                ccm.encrypt_in_place_detached(n, a.as_bytes(), b, &mut tag[..mic])
+                                    .unwrap();
+                                black_box(&tag);
+                            }
+                        })
                     })
-                    .collect();
-                measure($reps, bytes, || {
+                };
+                row += &format!("  single-portable {gbs:6.2}");
+
+                // FrameProtector (fused CTR+MAC when the CPU has AES-NI).
+                let gbs = measure($reps, bytes, || {
+                    reset(&mut bufs);
                     timed(|| {
-                        for (b, n, a) in work.iter_mut() {
-                            let mut tag = [0u8; 16];
-                            ccm.encrypt_in_place_detached(n, a.as_bytes(), b, &mut tag[..mic])
-                                .unwrap();
-                            black_box(&tag);
+                        for (i, (b, p)) in bufs.iter_mut().zip(&plains).enumerate() {
+                            black_box(s.protect_in_place(b, p.len(), i as u64 + 1, 0).unwrap());
                         }
                     })
-                })
-            };
-            row += &format!("  single-portable {gbs:6.2}");
-
-            // FrameProtector (fused CTR+MAC when the CPU has AES-NI).
-            let gbs = measure($reps, bytes, || {
-                reset(&mut bufs);
-                timed(|| {
-                    for (i, (b, p)) in bufs.iter_mut().zip(&plains).enumerate() {
-                        black_box(s.protect_in_place(b, p.len(), i as u64 + 1, 0).unwrap());
-                    }
-                })
-            });
-            row += &format!("  single-fused {gbs:6.2}");
-
+                });
+                row += &format!("  single-fused {gbs:6.2}");
+            }
             for path in Path::ALL.into_iter().filter(|p| p.is_available()) {
+                if ONLY_PATH.with(|o| o.get().is_some_and(|o| o != path)) {
+                    continue;
+                }
                 let enc = measure($reps, bytes, || {
                     reset(&mut bufs);
                     let mut frames: Vec<FrameBuf<'_>> = bufs
@@ -147,10 +157,22 @@ macro_rules! suite {
     }};
 }
 
+thread_local! {
+    static ONLY_PATH: std::cell::Cell<Option<Path>> = const { std::cell::Cell::new(None) };
+    static ONLY_BODY: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1024);
     let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(21);
+    if let Some(p) = args.next() {
+        let path = Path::ALL.into_iter().find(|x| x.name() == p);
+        ONLY_PATH.with(|o| o.set(path));
+    }
+    if let Some(b) = args.next() {
+        ONLY_BODY.with(|o| o.set(b.parse().ok()));
+    }
     println!("GB/s of body, median of {reps} runs of {n} frames; batch paths as protect/unprotect");
     suite!("CCMP-128", Ccmp128, [0x42u8; 16], n, reps);
     suite!("CCMP-256", Ccmp256, [0x24u8; 32], n, reps);
