@@ -45,7 +45,7 @@ impl Kw {
 /// 24- or 32-octet KEK with the default IV of RFC 3394 (2.2.3.1), writing
 /// `plaintext.len() + 8` octets into `out`. Returns the wrapped length.
 pub fn aes_wrap(kek: &[u8], plaintext: &[u8], out: &mut [u8]) -> Result<usize> {
-    if plaintext.len() < WRAP_MIN_LEN || plaintext.len() % 8 != 0 {
+    if plaintext.len() < WRAP_MIN_LEN || !plaintext.len().is_multiple_of(8) {
         return Err(Error::InvalidParameter);
     }
     let n = plaintext.len() + WRAP_OVERHEAD;
@@ -69,7 +69,7 @@ pub fn aes_wrap(kek: &[u8], plaintext: &[u8], out: &mut [u8]) -> Result<usize> {
 /// `Integrity` when the recovered IV is not the default IV; `out` is wiped
 /// then and on every other failure.
 pub fn aes_unwrap(kek: &[u8], wrapped: &[u8], out: &mut [u8]) -> Result<usize> {
-    if wrapped.len() < WRAP_MIN_LEN + WRAP_OVERHEAD || wrapped.len() % 8 != 0 {
+    if wrapped.len() < WRAP_MIN_LEN + WRAP_OVERHEAD || !wrapped.len().is_multiple_of(8) {
         return Err(Error::Malformed);
     }
     let n = wrapped.len() - WRAP_OVERHEAD;

@@ -58,7 +58,7 @@ proptest! {
         let len = kd.len();
         kd.resize(keywrap::padded_len(len), 0xaa);
         let n = keywrap::pad_key_data(&mut kd, len).unwrap();
-        prop_assert!(n % 8 == 0 && n >= 16 && n - len < 16);
+        prop_assert!(n.is_multiple_of(8) && n >= 16 && n - len < 16);
         let g = keywrap::find_gtk(&kd[..n]).unwrap().unwrap();
         prop_assert_eq!(g.key_id, key_id);
         prop_assert_eq!(g.key.len(), gtk_len);
