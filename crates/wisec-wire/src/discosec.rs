@@ -47,8 +47,9 @@
 //!   where the key is used (`wisec-proto`).
 //! * Token set: flags bit 0 ([`TokenSet::FLAG_DOS_PROTECTION`]) says that
 //!   the AP enforces tokens (only unused tokens of the previous set are
-//!   accepted, seed 003 section 4.1); other bits are reserved (sent as 0,
-//!   ignored). `interval` is the index t of the set modulo 256. `counter` is
+//!   accepted, seed 003 section 4.1); bit 1 ([`TokenSet::FLAG_FULL_AUTH`])
+//!   announces the AP's authentication mode (set: `full_auth`, clear:
+//!   `fast_auth`); other bits are reserved (sent as 0, ignored). `interval` is the index t of the set modulo 256. `counter` is
 //!   the paper's Counter Field: the number of beacons that will still carry
 //!   this set after the current one (0 in the last beacon of the interval).
 //! * The SEQ element followed directly by the MAC element form the 33-octet
@@ -233,6 +234,9 @@ pub struct TokenSet<'a> {
 impl<'a> TokenSet<'a> {
     /// Flag: the AP enforces association tokens (DoS protection on).
     pub const FLAG_DOS_PROTECTION: u8 = 0x01;
+    /// Flag: the AP authenticates frames in `full_auth` mode (else
+    /// `fast_auth`).
+    pub const FLAG_FULL_AUTH: u8 = 0x02;
     /// The most tokens one element can carry.
     pub const MAX_TOKENS: usize = 62;
 
@@ -255,6 +259,15 @@ impl<'a> TokenSet<'a> {
     /// True when the AP enforces tokens.
     pub const fn dos_protection(&self) -> bool {
         self.flags & Self::FLAG_DOS_PROTECTION != 0
+    }
+
+    /// The AP's authentication mode.
+    pub const fn mode(&self) -> AuthMode {
+        if self.flags & Self::FLAG_FULL_AUTH != 0 {
+            AuthMode::Full
+        } else {
+            AuthMode::Fast
+        }
     }
 
     /// Number of tokens.
@@ -641,6 +654,8 @@ mod tests {
         let info = DiscoInfo::parse(&buf[..n]).unwrap();
         let s = info.token_set.unwrap();
         assert!(s.dos_protection());
+        assert_eq!(s.mode(), AuthMode::Fast);
+        assert_eq!(TokenSet::parse(&[3, 0, 0]).unwrap().mode(), AuthMode::Full);
         assert_eq!((s.interval, s.counter, s.len()), (9, 3, 3));
         assert_eq!(s.get(1), Some(0xdead_beef));
         assert_eq!(s.get(3), None);
