@@ -478,8 +478,16 @@ impl<R: CryptoRng, const N: usize, const K: usize> Ap<R, N, K> {
         let sk = mk.session_key(at);
         let mut session = Session::new(&sk, at, self.cfg.mode, self.cfg.window)?;
         let v = session.verify(f.as_bytes())?;
-        if live && !self.cfg.dos_protection {
-            self.tokens.redeem_recent(at)?;
+        if !self.cfg.dos_protection {
+            // Without DoS protection the token is not checked before the
+            // ECDH, but a token of a recent set is spent once used, and a
+            // request that would replace a live session needs a fresh one:
+            // otherwise a replayed request would bring its SK back with
+            // SEQ reset.
+            let r = self.tokens.redeem_recent(at);
+            if live {
+                r?;
+            }
         }
         let point = PublicPoint::from_sec1(self.cfg.curve, pk.point)?;
         if self.cfg.key_cache {

@@ -216,7 +216,8 @@ impl Net {
     }
 
     pub fn last_beacon(&self) -> Vec<u8> {
-        self.last_from(BSSID, MgmtSubtype::Beacon).expect("a beacon")
+        self.last_from(BSSID, MgmtSubtype::Beacon)
+            .expect("a beacon")
     }
 }
 
