@@ -9,4 +9,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod discosec;
+pub mod time;
+
 pub use wisec_crypto::replay;

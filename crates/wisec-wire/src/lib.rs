@@ -6,7 +6,8 @@
 //! `Repr` with `parse`, `buffer_len` and `emit`.
 //!
 //! Modules: [`frame_control`], [`mac_header`], [`data`] (data MPDUs and the
-//! MSDU to MPDU step), [`mgmt`] (management frames), [`element`] (element
+//! MSDU to MPDU step), [`discosec`] (DiscoSec elements), [`mgmt`]
+//! (management frames), [`element`] (element
 //! walking, RSNE, WPA, vendor elements, MME), [`security`] (WEP/TKIP/CCMP/GCMP
 //! headers), [`llc`] (LLC/SNAP), [`eapol`] (EAPOL and EAPOL-Key) and
 //! [`radiotap`].
@@ -18,6 +19,7 @@
 
 mod bytes;
 pub mod data;
+pub mod discosec;
 pub mod eapol;
 pub mod element;
 pub mod frame_control;
