@@ -54,7 +54,7 @@ pub fn classify(body: &[u8]) -> Result<(HeaderKind, u8)> {
 /// The WEP IV header: a 24-bit IV and a Key ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct WepHeader {
-    /// The 24-bit initialization vector, IV[0] first as transmitted.
+    /// The 24-bit initialization vector, IV\[0\] first as transmitted.
     pub iv: [u8; 3],
     /// Key ID 0..=3.
     pub key_id: u8,
@@ -74,7 +74,7 @@ impl WepHeader {
         })
     }
 
-    /// The IV as a number (IV[0] most significant), as a packet number.
+    /// The IV as a number (IV\[0\] most significant), as a packet number.
     pub fn iv_u32(&self) -> u32 {
         (u32::from(self.iv[0]) << 16) | (u32::from(self.iv[1]) << 8) | u32::from(self.iv[2])
     }
