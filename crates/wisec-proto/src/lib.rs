@@ -3,10 +3,19 @@
 //! Nothing here reads a clock, draws randomness or does I/O: time comes in
 //! as an argument, randomness through a trait the caller implements, frames
 //! as byte slices.
+//!
+//! - [`rsn`]: what the RSN handshakes share with anything that reads them
+//!   (message classification, MIC verification, Key Data, KDEs, RSNE
+//!   comparison, reason codes).
+//!
+//! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+
+pub mod rsn;
 
 pub use wisec_crypto::replay;
