@@ -7,6 +7,8 @@
 //! - [`rsn`]: what the RSN handshakes share with anything that reads them
 //!   (message classification, MIC verification, Key Data, KDEs, RSNE
 //!   comparison, reason codes).
+//! - [`fourway`]: the 4-way handshake authenticator and supplicant, which
+//!   also run the group key handshake of [`group_key`].
 //!
 //! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
@@ -16,6 +18,8 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod fourway;
+pub mod group_key;
 pub mod rsn;
 
 pub use wisec_crypto::replay;
