@@ -1059,6 +1059,7 @@ pub fn write_capture(cfg: &SynthConfig, path: &Path, force: bool) -> anyhow::Res
 pub mod cli {
     use super::{write_capture, SynthAkm, SynthCipher, SynthConfig};
     use clap::{Args, ValueEnum};
+    use std::io::Write;
     use std::path::PathBuf;
 
     /// Examples shown by `wisec synth --help`.
@@ -1218,13 +1219,14 @@ Examples:
             radiotap: a.radiotap,
         };
         let s = write_capture(&cfg, &a.output, a.force).map_err(Error::Runtime)?;
+        // A closed standard output (a pager quit early) is not an error.
+        let mut stdout = std::io::stdout().lock();
         if a.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&s).map_err(|e| Error::Runtime(e.into()))?
-            );
+            let text = serde_json::to_string_pretty(&s).map_err(|e| Error::Runtime(e.into()))?;
+            let _ = writeln!(stdout, "{text}");
         } else {
-            println!(
+            let _ = writeln!(
+                stdout,
                 "wrote {}: {} frames ({} protected): {} beacons, {} authentication/association, \
 {} EAPOL ({} protected), {} unicast data, {} group data, {} protected management, {} BIP; \
 {} stations, {} group rekeys",
