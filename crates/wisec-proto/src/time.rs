@@ -28,6 +28,17 @@ impl Instant {
         self.0
     }
 
+    /// Whole milliseconds since the epoch.
+    pub const fn as_millis(self) -> u64 {
+        self.0 / 1000
+    }
+
+    /// This instant plus `ms` milliseconds (saturating).
+    #[must_use]
+    pub const fn plus_millis(self, ms: u64) -> Instant {
+        Instant(self.0.saturating_add(ms.saturating_mul(1000)))
+    }
+
     /// The time elapsed since `earlier`, zero if `earlier` is later.
     pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
         Duration::from_micros(self.0.saturating_sub(earlier.0))

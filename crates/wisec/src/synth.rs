@@ -553,7 +553,7 @@ impl Gen<'_> {
     /// until neither has anything to send, writing every EAPOL frame
     /// (protected under the PTK when `protect`).
     fn exchange(&mut self, st: &mut Station, index: usize, protect: bool) -> anyhow::Result<()> {
-        let now = Instant(self.now_us / 1000);
+        let now = Instant::from_micros(self.now_us);
         let mut pdu = std::mem::take(&mut self.scratch);
         for _ in 0..16 {
             let (to_ap, got) = if let Some(p) = st.auth.poll_transmit() {
@@ -749,7 +749,7 @@ pub fn generate(
         let mut auth = Authenticator::new(assoc, pmk.clone(), keys.clone(), timing)
             .map_err(|e| anyhow!("authenticator: {e}"))?;
         let supp = Supplicant::new(assoc, pmk.clone()).map_err(|e| anyhow!("supplicant: {e}"))?;
-        auth.start(Instant(g.now_us / 1000), &mut g.rng)
+        auth.start(Instant::from_micros(g.now_us), &mut g.rng)
             .map_err(|e| anyhow!("authenticator: {e}"))?;
         let mut st = Station {
             addr,
@@ -788,7 +788,7 @@ pub fn generate(
             )?;
             for (i, st) in stations.iter_mut().enumerate() {
                 st.auth
-                    .start_group_rekey(Instant(g.now_us / 1000), new.clone(), &mut g.rng)
+                    .start_group_rekey(Instant::from_micros(g.now_us), new.clone(), &mut g.rng)
                     .map_err(|e| anyhow!("station {i}: group rekey: {e}"))?;
                 g.exchange(st, i, true)?;
                 let got = st.supp.group_keys().map(|k| k.gtk.key() == new.gtk.key());

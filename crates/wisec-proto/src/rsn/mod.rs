@@ -19,31 +19,7 @@ pub use message::{
     UnverifiedKeyFrame, VerifiedKeyFrame,
 };
 
-/// A point in time, in milliseconds from an origin the caller chooses.
-/// The state machines never read a clock: every call takes `now`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Instant(pub u64);
-
-impl Instant {
-    /// The origin.
-    pub const ZERO: Instant = Instant(0);
-
-    /// `ms` milliseconds after the origin.
-    pub const fn from_millis(ms: u64) -> Instant {
-        Instant(ms)
-    }
-
-    /// Milliseconds after the origin.
-    pub const fn as_millis(self) -> u64 {
-        self.0
-    }
-
-    /// This instant plus `ms` milliseconds (saturating).
-    #[must_use]
-    pub const fn plus_millis(self, ms: u64) -> Instant {
-        Instant(self.0.saturating_add(ms))
-    }
-}
+pub use crate::time::Instant;
 
 /// Randomness for nonces, key IVs and group keys, implemented by the
 /// caller (an OS generator, a DRBG, or a seeded generator in tests).
