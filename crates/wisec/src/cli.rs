@@ -67,6 +67,8 @@ enum Command {
     /// Unprotect the protected frames of a capture with the keys given
     #[command(after_help = DECRYPT_EXAMPLES)]
     Decrypt(DecryptArgs),
+    /// Run the lab's simulated experiments
+    Lab(crate::lab::LabArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -235,6 +237,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Encrypt(a) => encrypt(a),
         Command::Decrypt(a) => decrypt(a),
+        Command::Lab(a) => crate::lab::run(a),
     }
 }
 
