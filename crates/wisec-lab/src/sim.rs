@@ -1373,3 +1373,39 @@ pub fn exchange_time(phy: &dyn PhyTiming, psdu_len: usize, rate: Rate, rts: bool
         data
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::PhyProfile;
+
+    #[test]
+    fn edca_defaults_follow_table_9_155() {
+        let a = MacAddr([2, 0, 0, 0, 0, 1]);
+        let b = PhyProfile::b();
+        let vo = MacConfig::edca(a, Rate::CCK_11, AccessCategory::Voice, &b);
+        assert_eq!((vo.aifsn, vo.cw_min, vo.cw_max), (2, Some(7), Some(15)));
+        let vi = MacConfig::edca(a, Rate::CCK_11, AccessCategory::Video, &b);
+        assert_eq!((vi.aifsn, vi.cw_min, vi.cw_max), (2, Some(15), Some(31)));
+        let be = MacConfig::edca(a, Rate::CCK_11, AccessCategory::BestEffort, &b);
+        assert_eq!((be.aifsn, be.cw_min, be.cw_max), (3, Some(31), Some(1023)));
+        let bk = MacConfig::edca(a, Rate::CCK_11, AccessCategory::Background, &b);
+        assert_eq!((bk.aifsn, bk.cw_min, bk.cw_max), (7, Some(31), Some(1023)));
+        // AIFS[BE] on 802.11a: 16 + 3 × 9 = 43 µs; DIFS 34 µs.
+        assert_eq!(PhyProfile::a().aifs(3), Time::from_us(43));
+    }
+
+    #[test]
+    fn equal_time_events_run_in_scheduling_order() {
+        let mut heap = BinaryHeap::new();
+        for (seq, at) in [(1u64, 5u64), (2, 3), (3, 5), (4, 3)] {
+            heap.push(Entry {
+                at: Time(at),
+                seq,
+                ev: Event::NavEnd { sta: seq as usize },
+            });
+        }
+        let order: Vec<u64> = std::iter::from_fn(|| heap.pop().map(|e| e.seq)).collect();
+        assert_eq!(order, vec![2, 4, 1, 3]);
+    }
+}
