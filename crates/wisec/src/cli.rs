@@ -70,6 +70,8 @@ enum Command {
     /// Write a synthetic capture of a whole protected session
     #[command(after_help = crate::synth::cli::EXAMPLES)]
     Synth(crate::synth::cli::SynthArgs),
+    /// Run the lab's simulated experiments
+    Lab(crate::lab::LabArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -242,6 +244,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::synth::cli::Error::Usage(m) => usage(m),
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
+        Command::Lab(a) => crate::lab::run(a),
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod capture;
 pub mod cli;
 pub mod keys;
+pub mod lab;
 pub mod link;
 pub mod pipeline;
 pub mod sample;

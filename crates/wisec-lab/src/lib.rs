@@ -1,0 +1,28 @@
+//! wisec-lab: the lab's simulator core.
+//!
+//! A deterministic discrete-event simulator ([`sim::Simulator`]) of one or
+//! more IEEE 802.11 channels, with the DCF of IEEE Std 802.11-2020 clause
+//! 10.3 over the PHY timing of clauses 15 to 18 ([`phy`]), wired links
+//! ([`wired`]) and nodes that exchange real MPDUs ([`node::Node`]).
+//! Experiments live in [`experiment`]; Bianchi's analytical model of the
+//! DCF in [`bianchi`].
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod bianchi;
+pub mod experiment;
+pub mod frames;
+pub mod node;
+pub mod phy;
+pub mod rng;
+pub mod sim;
+pub mod time;
+pub mod traffic;
+pub mod wired;
+
+pub use node::{
+    ChannelId, Ctx, IfaceId, LinkId, Node, NodeId, PortId, RxInfo, TxOutcome, TxRequest, TxStatus,
+};
+pub use phy::{PhyProfile, PhyStandard, PhyTiming, Ppdu, Protection, Rate};
+pub use sim::{MacConfig, MacStats, Simulator};
+pub use time::Time;
