@@ -21,6 +21,17 @@ install_prereqs() {
             as_root debconf-set-selections 2>/dev/null || true
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y tshark
     fi
+    # Build-time needs of the benchmark's peers (crates/wisec-peers):
+    # OpenSSL's headers through pkg-config, and Intel's ipsec-mb.
+    local missing_pkgs=()
+    command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
+    [ -f /usr/include/openssl/evp.h ] || missing_pkgs+=(libssl-dev)
+    [ -f /usr/include/intel-ipsec-mb.h ] || missing_pkgs+=(libipsec-mb-dev)
+    if [ "${#missing_pkgs[@]}" -gt 0 ]; then
+        echo "==> installing ${missing_pkgs[*]}"
+        as_root apt-get update
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_pkgs[@]}"
+    fi
     if ! command -v cargo >/dev/null 2>&1; then
         echo "scripts: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
         return 1
