@@ -91,7 +91,7 @@ impl AesCipher {
 /// Checks the CCM parameters: `M` in {4, 6, ..., 16} and `L` in 2..=8
 /// (RFC 3610, 2; SP 800-38C, A.1).
 pub const fn check_params(tag_len: usize, l: usize) -> Result<()> {
-    if tag_len < 4 || tag_len > 16 || tag_len % 2 != 0 || l < 2 || l > 8 {
+    if tag_len < 4 || tag_len > 16 || !tag_len.is_multiple_of(2) || l < 2 || l > 8 {
         return Err(Error::InvalidParameter);
     }
     Ok(())

@@ -263,6 +263,9 @@ macro_rules! ccmp_suite {
         #[derive(Clone, Debug)]
         pub struct $name {
             ccm: Ccm,
+            // The AES-NI key schedule of the fused single-frame path and
+            // the batch engines; `None` without AES-NI.
+            fast: Option<crate::simd::RoundKeys>,
         }
 
         impl $name {
@@ -279,12 +282,18 @@ macro_rules! ccmp_suite {
                 }
                 Ok($name {
                     ccm: Ccm::new(key, $mic, CCM_L)?,
+                    fast: crate::simd::RoundKeys::new(key),
                 })
             }
 
             /// The underlying CCM instance (for batch engines).
             pub const fn ccm(&self) -> &Ccm {
                 &self.ccm
+            }
+
+            /// The vector key schedule, when the CPU has AES-NI.
+            pub(crate) fn round_keys(&self) -> Option<&crate::simd::RoundKeys> {
+                self.fast.as_ref()
             }
         }
 
@@ -305,10 +314,17 @@ macro_rules! ccmp_suite {
                 body: &mut [u8],
                 mic: &mut [u8],
             ) -> Result<()> {
+                if let Some(k) = &self.fast {
+                    // CTR fused with the MAC chain (AES-NI); same output.
+                    return crate::batch::fused_seal(&self.ccm, k, n, aad, body, mic);
+                }
                 self.ccm.encrypt_in_place_detached(n, aad, body, mic)
             }
 
             fn open(&self, n: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()> {
+                if let Some(k) = &self.fast {
+                    return crate::batch::fused_open(&self.ccm, k, n, aad, body, mic);
+                }
                 // The frame must be handed back unchanged on failure
                 // (FrameProtector contract), so restore rather than wipe.
                 self.ccm

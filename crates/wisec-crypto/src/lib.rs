@@ -9,9 +9,10 @@
 //! Insecure legacy suites carry `danger` in their names ([`wep::DangerWep`],
 //! [`tkip::DangerTkip`]). Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod bip;
 pub mod ccm;
 pub mod ccmp;
@@ -23,6 +24,7 @@ pub mod icbc;
 pub mod michael;
 pub mod rc4;
 pub mod replay;
+mod simd;
 pub mod suite;
 pub mod tkip;
 pub mod wep;

@@ -1,0 +1,671 @@
+//! Multi-frame CCMP: many MPDUs of one temporal key protected or
+//! unprotected together, with output bit-identical to
+//! [`FrameProtector`](crate::FrameProtector) one frame at a time.
+//!
+//! One CBC-MAC chain is bound by the latency of the AES round instruction:
+//! every block waits for the previous one. The frames of one link share a
+//! key, so the chains of many frames can go through the AES unit side by
+//! side, each MIC still computed exactly as IEEE Std 802.11-2020, 12.5.3
+//! specifies (unlike the 2-way interleaved MAC of seed 002, which changes
+//! the MIC). Per step, every lane (one frame) absorbs one body block into
+//! its MAC chain and encrypts its next counter block; lanes whose frame
+//! ends are refilled from the queue, so frames of any mix of lengths keep
+//! the pipeline full.
+//!
+//! The code path is chosen at run time ([`Path::best`]): VAES with
+//! AVX-512 (4 blocks per instruction, 32 frames in flight), VAES with
+//! AVX2, AES-NI, or the portable path on the RustCrypto `aes` cipher,
+//! which also runs on other architectures.
+//!
+//! ```
+//! use wisec_crypto::batch::{FrameBuf, Status};
+//! use wisec_crypto::ccmp::Ccmp128;
+//! # let key = [7u8; 16];
+//! # let mut a = [0u8; 24 + 100 + 16];
+//! # a[0] = 0x08; // data frame
+//! # let mut b = a;
+//! let ccmp = Ccmp128::new(&key)?;
+//! let mut frames = [
+//!     FrameBuf::to_protect(&mut a, 24 + 100, 1, 0),
+//!     FrameBuf::to_protect(&mut b, 24 + 100, 2, 0),
+//! ];
+//! assert_eq!(ccmp.protect_batch(&mut frames), 2);
+//! assert_eq!(frames[0].status(), Status::Protected(24 + 8 + 100 + 8));
+//! // The same buffers unprotect again.
+//! assert_eq!(ccmp.unprotect_batch(&mut frames), 2);
+//! assert_eq!(frames[1].frame().len(), 24 + 100);
+//! # Ok::<(), wisec_crypto::Error>(())
+//! ```
+
+use wisec_wire::mac_header::Header;
+use wisec_wire::security::{CcmpHeader, CCMP_HEADER_LEN, PN_MAX};
+use zeroize::Zeroize;
+
+use crate::ccm::{self, Ccm};
+use crate::ccmp::{self, Ccmp128, Ccmp256, CCM_L, NONCE_LEN};
+use crate::simd::{self, Blk, Chunk, Engine, Lanes, RoundKeys, CHUNK};
+use crate::{ct_eq, Error, Result, Unprotected};
+
+/// A code path of the batch engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Path {
+    /// RustCrypto `aes` block cipher (its own backend choice), on any
+    /// target.
+    Portable,
+    /// AES-NI on 128-bit registers (x86-64).
+    AesNi,
+    /// VAES + AVX2 on 256-bit registers (x86-64).
+    Avx2,
+    /// VAES + AVX-512 on 512-bit registers (x86-64).
+    Avx512,
+}
+
+impl Path {
+    /// Every path, fastest last.
+    pub const ALL: [Path; 4] = [Path::Portable, Path::AesNi, Path::Avx2, Path::Avx512];
+
+    /// True when this CPU can run the path (detected once, then cached).
+    pub fn is_available(self) -> bool {
+        simd::available(self)
+    }
+
+    /// The fastest path this CPU runs.
+    pub fn best() -> Path {
+        Path::ALL
+            .iter()
+            .rev()
+            .copied()
+            .find(|p| p.is_available())
+            .unwrap_or(Path::Portable)
+    }
+
+    /// A short name (`portable`, `aesni`, `avx2`, `avx512`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Path::Portable => "portable",
+            Path::AesNi => "aesni",
+            Path::Avx2 => "avx2",
+            Path::Avx512 => "avx512",
+        }
+    }
+}
+
+/// The outcome of one frame of a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Not processed by a batch call yet.
+    Pending,
+    /// Protected; the MPDU is now this many bytes.
+    Protected(usize),
+    /// The MIC verified; the frame is decrypted.
+    Unprotected(Unprotected),
+    /// Failed with the error the single-frame path returns; the buffer is
+    /// as it was given.
+    Failed(Error),
+}
+
+/// One MPDU of a batch: a buffer, the length of the MPDU in it, and the PN
+/// and key ID to protect it with. After a batch call it carries the
+/// frame's [`Status`] and the MPDU's new length.
+#[derive(Debug)]
+pub struct FrameBuf<'a> {
+    buf: &'a mut [u8],
+    len: usize,
+    pn: u64,
+    key_id: u8,
+    status: Status,
+}
+
+impl<'a> FrameBuf<'a> {
+    /// A plaintext MPDU `buf[..len]` to protect with `pn` and `key_id`;
+    /// `buf` needs room for the 16 (CCMP-128) or 24 (CCMP-256) bytes the
+    /// suite adds.
+    pub fn to_protect(buf: &'a mut [u8], len: usize, pn: u64, key_id: u8) -> FrameBuf<'a> {
+        FrameBuf {
+            buf,
+            len,
+            pn,
+            key_id,
+            status: Status::Pending,
+        }
+    }
+
+    /// A protected MPDU filling all of `buf`, to unprotect.
+    pub fn to_unprotect(buf: &'a mut [u8]) -> FrameBuf<'a> {
+        let len = buf.len();
+        FrameBuf {
+            buf,
+            len,
+            pn: 0,
+            key_id: 0,
+            status: Status::Pending,
+        }
+    }
+
+    /// The outcome of the last batch call.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// The last protect result as [`FrameProtector::protect_in_place`]
+    /// returns it (`Pending` reads as [`Error::InvalidParameter`]).
+    ///
+    /// [`FrameProtector::protect_in_place`]: crate::FrameProtector::protect_in_place
+    pub fn protected_len(&self) -> Result<usize> {
+        match self.status {
+            Status::Protected(n) => Ok(n),
+            Status::Failed(e) => Err(e),
+            _ => Err(Error::InvalidParameter),
+        }
+    }
+
+    /// The last unprotect result as
+    /// [`FrameProtector::unprotect_in_place`] returns it (`Pending` reads
+    /// as [`Error::InvalidParameter`]).
+    ///
+    /// [`FrameProtector::unprotect_in_place`]: crate::FrameProtector::unprotect_in_place
+    pub fn unprotected(&self) -> Result<Unprotected> {
+        match self.status {
+            Status::Unprotected(u) => Ok(u),
+            Status::Failed(e) => Err(e),
+            _ => Err(Error::InvalidParameter),
+        }
+    }
+
+    /// The MPDU: `buf[..len]` (after a successful call, the protected or
+    /// the plaintext frame).
+    pub fn frame(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
+    }
+
+    /// The whole buffer.
+    pub fn buffer(&self) -> &[u8] {
+        self.buf
+    }
+
+    /// Length of the MPDU in the buffer.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True for an empty MPDU.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The PN: the one to protect with, or the received one after a
+    /// successful unprotect.
+    pub fn pn(&self) -> u64 {
+        self.pn
+    }
+
+    /// The key ID (as for [`FrameBuf::pn`]).
+    pub fn key_id(&self) -> u8 {
+        self.key_id
+    }
+
+    /// Gives the buffer back.
+    pub fn into_inner(self) -> &'a mut [u8] {
+        self.buf
+    }
+}
+
+macro_rules! batch_api {
+    ($name:ident) => {
+        impl $name {
+            /// Protects every frame of `frames` (see [`FrameBuf`]) with the
+            /// fastest path this CPU has, exactly as
+            /// [`FrameProtector::protect_in_place`] would one by one.
+            /// Returns how many succeeded; each frame's [`Status`] says how
+            /// it went.
+            ///
+            /// [`FrameProtector::protect_in_place`]: crate::FrameProtector::protect_in_place
+            pub fn protect_batch(&self, frames: &mut [FrameBuf<'_>]) -> usize {
+                self.protect_batch_with(Path::best(), frames)
+                    .unwrap_or_default()
+            }
+
+            /// Verifies and decrypts every frame of `frames` in place, as
+            /// [`FrameProtector::unprotect_in_place`] would one by one:
+            /// tags compared in constant time, a frame that fails is left
+            /// as it was given. Returns how many verified.
+            ///
+            /// [`FrameProtector::unprotect_in_place`]: crate::FrameProtector::unprotect_in_place
+            pub fn unprotect_batch(&self, frames: &mut [FrameBuf<'_>]) -> usize {
+                self.unprotect_batch_with(Path::best(), frames)
+                    .unwrap_or_default()
+            }
+
+            /// [`Self::protect_batch`] on a chosen path;
+            /// [`Error::Unsupported`] when this CPU lacks it.
+            pub fn protect_batch_with(
+                &self,
+                path: Path,
+                frames: &mut [FrameBuf<'_>],
+            ) -> Result<usize> {
+                let eng = Engine::new(path, self.round_keys(), self.ccm().cipher())
+                    .ok_or(Error::Unsupported)?;
+                Ok(run(&eng, Self::MIC_LEN, frames, false))
+            }
+
+            /// [`Self::unprotect_batch`] on a chosen path;
+            /// [`Error::Unsupported`] when this CPU lacks it.
+            pub fn unprotect_batch_with(
+                &self,
+                path: Path,
+                frames: &mut [FrameBuf<'_>],
+            ) -> Result<usize> {
+                let eng = Engine::new(path, self.round_keys(), self.ccm().cipher())
+                    .ok_or(Error::Unsupported)?;
+                Ok(run(&eng, Self::MIC_LEN, frames, true))
+            }
+        }
+    };
+}
+
+batch_api!(Ccmp128);
+batch_api!(Ccmp256);
+
+/// Where a prepared frame's parts are.
+#[derive(Clone, Copy)]
+struct Meta {
+    ok: bool,
+    hlen: usize,
+    body_start: usize,
+    body_len: usize,
+    /// Protected MPDU length.
+    total: usize,
+    pn: u64,
+    key_id: u8,
+    nonce: [u8; NONCE_LEN],
+}
+
+const NO_META: Meta = Meta {
+    ok: false,
+    hlen: 0,
+    body_start: 0,
+    body_len: 0,
+    total: 0,
+    pn: 0,
+    key_id: 0,
+    nonce: [0; NONCE_LEN],
+};
+
+fn xor(a: &Blk, b: &Blk) -> Blk {
+    let mut o = *a;
+    for (x, y) in o.iter_mut().zip(b) {
+        *x ^= *y;
+    }
+    o
+}
+
+/// Fills the CCM blocks of frame `i`: `B_0`, the two AAD blocks (2-byte
+/// length prefix, AAD, zero padding: RFC 3610, 2.2) and `A_0`.
+fn fill(
+    ch: &mut Chunk,
+    i: usize,
+    nonce: &[u8; NONCE_LEN],
+    aad: &[u8],
+    body_len: usize,
+    tag_len: usize,
+) {
+    ch.b0[i] = ccm::b0(nonce, aad.len(), body_len, tag_len, CCM_L).into();
+    ch.a0[i] = ccm::ctr_block(nonce, CCM_L, 0).into();
+    let mut ab = [0u8; 32];
+    let (prefix, n) = ccm::encode_aad_len(aad.len());
+    ab[..n.min(2)].copy_from_slice(&prefix[..n.min(2)]);
+    for (d, s) in ab[2..].iter_mut().zip(aad) {
+        *d = *s;
+    }
+    ch.aad1[i].copy_from_slice(&ab[..16]);
+    ch.aad2[i].copy_from_slice(&ab[16..]);
+}
+
+/// The checks and frame layout of the single-frame protect
+/// (`ccmp::protect_mpdu`, IEEE Std 802.11-2020, 12.5.3.2), in the same
+/// order so the same error comes back; on success the MAC header has
+/// Protected set, the CCMP header is in place and the body moved behind
+/// it, ready to be encrypted.
+fn prepare_protect(
+    ch: &mut Chunk,
+    i: usize,
+    fb: &mut FrameBuf<'_>,
+    tag_len: usize,
+) -> Result<Meta> {
+    let (len, pn, key_id) = (fb.len, fb.pn, fb.key_id);
+    if pn > PN_MAX || key_id > 3 {
+        return Err(Error::InvalidParameter);
+    }
+    let buf = &mut *fb.buf;
+    let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    // Control and extension frames are refused (Unsupported) first.
+    let aad = ccmp::aad(&header)?;
+    if fc.protected() || fc.is_null_data() {
+        return Err(Error::Unsupported);
+    }
+    let hlen = header.header_len();
+    let body_len = len.checked_sub(hlen).ok_or(Error::Malformed)?;
+    if body_len > 0xffff {
+        return Err(Error::InvalidParameter);
+    }
+    let total = len + CCMP_HEADER_LEN + tag_len;
+    if buf.len() < total {
+        return Err(Error::BufferTooSmall);
+    }
+    let nonce = ccmp::nonce(&header, pn)?;
+    let mut new_fc = fc;
+    new_fc.set_protected(true);
+    buf[..2].copy_from_slice(&new_fc.to_bytes());
+    buf.copy_within(hlen..len, hlen + CCMP_HEADER_LEN);
+    CcmpHeader { pn, key_id }.emit(&mut buf[hlen..hlen + CCMP_HEADER_LEN])?;
+    fill(ch, i, &nonce, aad.as_bytes(), body_len, tag_len);
+    Ok(Meta {
+        ok: true,
+        hlen,
+        body_start: hlen + CCMP_HEADER_LEN,
+        body_len,
+        total,
+        pn,
+        key_id,
+        nonce,
+    })
+}
+
+/// The checks of the single-frame unprotect (`ccmp::unprotect_mpdu`,
+/// 12.5.3.4), in the same order; nothing is written.
+fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize) -> Result<Meta> {
+    let frame = fb.buf.get(..fb.len).ok_or(Error::BufferTooSmall)?;
+    let n = frame.len();
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    if !(fc.is_data() || fc.is_mgmt()) {
+        return Err(Error::Unsupported);
+    }
+    if !fc.protected() || fc.is_null_data() {
+        return Err(Error::Malformed);
+    }
+    let hlen = header.header_len();
+    let body_start = hlen + CCMP_HEADER_LEN;
+    let body_len = n
+        .checked_sub(body_start + tag_len)
+        .ok_or(Error::Malformed)?;
+    if body_len > 0xffff {
+        return Err(Error::Malformed);
+    }
+    // 12.5.3.4.4: ExtIV must be set.
+    let sec = CcmpHeader::parse(header.payload())?;
+    let aad = ccmp::aad(&header)?;
+    let nonce = ccmp::nonce(&header, sec.pn)?;
+    fill(ch, i, &nonce, aad.as_bytes(), body_len, tag_len);
+    Ok(Meta {
+        ok: true,
+        hlen,
+        body_start,
+        body_len,
+        total: n,
+        pn: sec.pn,
+        key_id: sec.key_id,
+        nonce,
+    })
+}
+
+/// Runs a whole batch, one chunk of [`CHUNK`] frames after the other.
+fn run(eng: &Engine<'_>, tag_len: usize, frames: &mut [FrameBuf<'_>], dec: bool) -> usize {
+    let mut ch = Chunk::new();
+    let mut lanes = Lanes::new();
+    let mut done = 0;
+    for chunk in frames.chunks_mut(CHUNK) {
+        done += run_chunk(eng, tag_len, chunk, dec, &mut ch, &mut lanes);
+    }
+    done
+}
+
+fn run_chunk(
+    eng: &Engine<'_>,
+    tag_len: usize,
+    chunk: &mut [FrameBuf<'_>],
+    dec: bool,
+    ch: &mut Chunk,
+    lanes: &mut Lanes,
+) -> usize {
+    let n = chunk.len().min(CHUNK);
+    let mut meta = [NO_META; CHUNK];
+    let mut status = [Status::Pending; CHUNK];
+    for (i, fb) in chunk.iter_mut().enumerate().take(n) {
+        let r = if dec {
+            prepare_unprotect(ch, i, fb, tag_len)
+        } else {
+            prepare_protect(ch, i, fb, tag_len)
+        };
+        match r {
+            Ok(m) => meta[i] = m,
+            Err(e) => status[i] = Status::Failed(e),
+        }
+    }
+
+    // Phase 1: B_0 and the AAD through the MAC, S_0 and E(A_1).
+    eng.prefix(ch, n);
+
+    let mut bufs: [&mut [u8]; CHUNK] = core::array::from_fn(|_| Default::default());
+    for (b, fb) in bufs.iter_mut().zip(chunk.iter_mut()) {
+        *b = &mut *fb.buf;
+    }
+
+    // Phase 2: the full body blocks, lanes refilled as frames end.
+    let max = eng.max_lanes();
+    lanes.active = 0;
+    let mut next = 0;
+    loop {
+        while lanes.active < max && next < n {
+            let i = next;
+            next += 1;
+            let m = &meta[i];
+            if !m.ok || m.body_len < 16 {
+                continue;
+            }
+            let j = lanes.active;
+            lanes.job[j] = i;
+            lanes.off[j] = m.body_start;
+            lanes.left[j] = m.body_len / 16;
+            lanes.mac[j] = ch.mac[i];
+            lanes.ks[j] = ch.ks[i];
+            lanes.ctr[j] = simd::ctr_add(&ch.a0[i], 2);
+            lanes.active += 1;
+        }
+        if lanes.active == 0 {
+            break;
+        }
+        let steps = lanes.left[..lanes.active]
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(0);
+        if !eng.body(lanes, &mut bufs, steps, dec) {
+            // Unreachable by construction (distinct frames, checked
+            // bounds); fail the lanes' frames rather than panic.
+            for j in 0..lanes.active {
+                let i = lanes.job[j];
+                if let Some(m) = meta.get_mut(i) {
+                    m.ok = false;
+                    fail_wipe(bufs[i], m);
+                    status[i] = Status::Failed(Error::InvalidParameter);
+                }
+            }
+            lanes.active = 0;
+            continue;
+        }
+        let mut j = 0;
+        while j < lanes.active {
+            lanes.off[j] += 16 * steps;
+            lanes.left[j] -= steps;
+            if lanes.left[j] == 0 {
+                let i = lanes.job[j];
+                ch.mac[i] = lanes.mac[j];
+                ch.ks[i] = lanes.ks[j];
+                let last = lanes.active - 1;
+                lanes.mac.swap(j, last);
+                lanes.ks.swap(j, last);
+                lanes.ctr.swap(j, last);
+                lanes.job.swap(j, last);
+                lanes.off.swap(j, last);
+                lanes.left.swap(j, last);
+                lanes.active = last;
+                // Lane j now holds a lane not yet advanced: look again.
+            } else {
+                j += 1;
+            }
+        }
+    }
+
+    // Phase 3: the partial last block (RFC 3610, 2.2: zero padded for the
+    // MAC; CTR over its bytes only).
+    for i in 0..n {
+        let m = &meta[i];
+        ch.tail[i] = [0; 16];
+        if !m.ok || m.body_len % 16 == 0 {
+            continue;
+        }
+        let at = m.body_start + m.body_len / 16 * 16;
+        let end = m.body_start + m.body_len;
+        if let Some(t) = bufs[i].get_mut(at..end) {
+            for ((x, k), p) in t.iter_mut().zip(&ch.ks[i]).zip(ch.tail[i].iter_mut()) {
+                let o = *x ^ *k;
+                *p = if dec { o } else { *x };
+                *x = o;
+            }
+        }
+    }
+    eng.tail(ch, n);
+
+    // Finish: U = T xor S_0, the first M octets are the MIC (12.5.3.3.6).
+    let mut ok = 0;
+    for i in 0..n {
+        let m = meta[i];
+        if !m.ok {
+            continue;
+        }
+        let t = if m.body_len % 16 != 0 {
+            ch.tail[i]
+        } else {
+            ch.mac[i]
+        };
+        let mut u = xor(&t, &ch.s0[i]);
+        let body_end = m.body_start + m.body_len;
+        let buf = &mut *bufs[i];
+        let (Some(tag), Some(mic)) = (u.get(..tag_len), buf.get(body_end..body_end + tag_len))
+        else {
+            u.zeroize();
+            continue;
+        };
+        if !dec {
+            let mic: &mut [u8] = &mut buf[body_end..body_end + tag.len()];
+            mic.copy_from_slice(tag);
+            status[i] = Status::Protected(m.total);
+            ok += 1;
+        } else if ct_eq(tag, mic) {
+            // Verified: remove the CCMP header and MIC, clear Protected
+            // (as the single-frame path does).
+            buf.copy_within(m.body_start..body_end, m.hlen);
+            let mut fc = [buf[0], buf[1]];
+            fc[1] &= !0x40;
+            buf[..2].copy_from_slice(&fc);
+            let plain_len = m.hlen + m.body_len;
+            buf[plain_len..m.total].zeroize();
+            status[i] = Status::Unprotected(Unprotected::new(plain_len, m.pn, m.key_id));
+            ok += 1;
+        } else {
+            // Put the ciphertext back: the frame is handed back as given.
+            ccm::apply_ctr(
+                eng.cipher(),
+                &m.nonce,
+                CCM_L,
+                1,
+                &mut buf[m.body_start..body_end],
+            );
+            status[i] = Status::Failed(Error::Integrity);
+        }
+        u.zeroize();
+    }
+    let _ = &bufs;
+
+    for (fb, st) in chunk.iter_mut().zip(status.iter()) {
+        fb.status = *st;
+        match *st {
+            Status::Protected(len) => fb.len = len,
+            Status::Unprotected(u) => {
+                fb.len = u.len();
+                fb.pn = u.pn();
+                fb.key_id = u.key_id();
+            }
+            _ => {}
+        }
+    }
+    ok
+}
+
+/// Leaves no half-processed frame behind on the (unreachable) engine
+/// refusal: the frame is wiped.
+fn fail_wipe(buf: &mut [u8], m: &Meta) {
+    if let Some(b) = buf.get_mut(..m.total) {
+        b.zeroize();
+    }
+}
+
+/// The fused single-frame seal behind `Ccmp128`/`Ccmp256`'s
+/// [`FrameProtector`](crate::FrameProtector) when the CPU has AES-NI;
+/// identical to [`Ccm::encrypt_in_place_detached`].
+pub(crate) fn fused_seal(
+    ccm: &Ccm,
+    keys: &RoundKeys,
+    nonce: &[u8; NONCE_LEN],
+    aad: &[u8],
+    body: &mut [u8],
+    mic: &mut [u8],
+) -> Result<()> {
+    let tag_len = ccm.tag_len();
+    let Some(mic) = mic.get_mut(..tag_len) else {
+        return Err(Error::BufferTooSmall);
+    };
+    match simd::fused_ccm(keys, nonce, aad, body, tag_len, false) {
+        Some(mut u) => {
+            mic.copy_from_slice(&u[..tag_len]);
+            u.zeroize();
+            Ok(())
+        }
+        None => ccm.encrypt_in_place_detached(nonce, aad, body, mic),
+    }
+}
+
+/// The fused single-frame open: verifies in constant time; on failure
+/// `body` holds the ciphertext it was given and the error is `Integrity`
+/// (as [`Ccm::decrypt_in_place_detached_or_restore`] mapped by CCMP).
+pub(crate) fn fused_open(
+    ccm: &Ccm,
+    keys: &RoundKeys,
+    nonce: &[u8; NONCE_LEN],
+    aad: &[u8],
+    body: &mut [u8],
+    mic: &[u8],
+) -> Result<()> {
+    let tag_len = ccm.tag_len();
+    if mic.len() != tag_len {
+        return Err(Error::Integrity);
+    }
+    match simd::fused_ccm(keys, nonce, aad, body, tag_len, true) {
+        Some(mut u) => {
+            let ok = ct_eq(&u[..tag_len], mic);
+            u.zeroize();
+            if ok {
+                Ok(())
+            } else {
+                ccm::apply_ctr(ccm.cipher(), nonce, CCM_L, 1, body);
+                Err(Error::Integrity)
+            }
+        }
+        None => ccm
+            .decrypt_in_place_detached_or_restore(nonce, aad, body, mic)
+            .map_err(|_| Error::Integrity),
+    }
+}
