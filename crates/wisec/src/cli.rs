@@ -67,6 +67,11 @@ enum Command {
     /// Unprotect the protected frames of a capture with the keys given
     #[command(after_help = DECRYPT_EXAMPLES)]
     Decrypt(DecryptArgs),
+    /// Benchmarks: `wisec bench crypto` times every suite beside its peers
+    Bench {
+        #[command(subcommand)]
+        what: crate::bench::BenchCommand,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -235,6 +240,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Encrypt(a) => encrypt(a),
         Command::Decrypt(a) => decrypt(a),
+        Command::Bench { what } => crate::bench::run(what),
     }
 }
 
