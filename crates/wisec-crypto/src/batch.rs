@@ -13,7 +13,7 @@
 //! the pipeline full.
 //!
 //! The code path is chosen at run time ([`Path::best`]): VAES with
-//! AVX-512 (4 blocks per instruction, 32 frames in flight), VAES with
+//! AVX-512 (4 blocks per instruction, 16 frames in flight), VAES with
 //! AVX2, AES-NI, or the portable path on the RustCrypto `aes` cipher,
 //! which also runs on other architectures.
 //!
