@@ -39,7 +39,7 @@ pub enum BenchCommand {
 
 const CRYPTO_HELP: &str = "\
 Names for --suites: wep40 wep104 tkip ccmp128 ccmp256 gcmp128 gcmp256
-  ccmp128-batch ccmp256-batch bip-cmac128 bip-cmac256 bip-gmac128 bip-gmac256
+  ccmp128-batch ccmp256-batch ccmp128-generic bip-cmac128 bip-cmac256 bip-gmac128 bip-gmac256
   aes-cmac icbc openssl ipsec-mb rustcrypto-ccm, and the groups all, peers.
   With --all-paths also ccmp128-batch-<path> for every batch code path the
   CPU runs (portable, aesni, avx2, avx512).
@@ -106,6 +106,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Data(Suite),
+    Generic,
     Icbc,
     Bip(Suite),
     Cmac,
@@ -134,7 +135,13 @@ fn targets(all_paths: bool) -> Vec<Target> {
     let best = Path::best();
     let mut v = Vec::new();
     for s in [Suite::Wep40, Suite::Wep104, Suite::Tkip, Suite::Ccmp128] {
-        v.push(t(s.name(), s.standard_name(), s.standard_name(), "wisec", Kind::Data(s)));
+        v.push(t(
+            s.name(),
+            s.standard_name(),
+            s.standard_name(),
+            "wisec",
+            Kind::Data(s),
+        ));
     }
     v.push(t(
         "ccmp128-batch",
@@ -155,13 +162,26 @@ fn targets(all_paths: bool) -> Vec<Target> {
         }
     }
     v.push(t(
+        "ccmp128-generic",
+        "CCMP-128",
+        "CCMP-128 generic CCM (block at a time)",
+        "wisec",
+        Kind::Generic,
+    ));
+    v.push(t(
         "icbc",
         "CCMP-128",
         "ICBC-CCMP-128 (seed 002, NOT 802.11)",
         "wisec",
         Kind::Icbc,
     ));
-    v.push(t("ccmp256", "CCMP-256", "CCMP-256", "wisec", Kind::Data(Suite::Ccmp256)));
+    v.push(t(
+        "ccmp256",
+        "CCMP-256",
+        "CCMP-256",
+        "wisec",
+        Kind::Data(Suite::Ccmp256),
+    ));
     v.push(t(
         "ccmp256-batch",
         "CCMP-256",
@@ -170,7 +190,13 @@ fn targets(all_paths: bool) -> Vec<Target> {
         Kind::Batch(Suite::Ccmp256, best),
     ));
     for s in [Suite::Gcmp128, Suite::Gcmp256] {
-        v.push(t(s.name(), s.standard_name(), s.standard_name(), "wisec", Kind::Data(s)));
+        v.push(t(
+            s.name(),
+            s.standard_name(),
+            s.standard_name(),
+            "wisec",
+            Kind::Data(s),
+        ));
     }
     for s in [
         Suite::BipCmac128,
@@ -178,7 +204,13 @@ fn targets(all_paths: bool) -> Vec<Target> {
         Suite::BipGmac128,
         Suite::BipGmac256,
     ] {
-        v.push(t(s.name(), s.standard_name(), s.standard_name(), "wisec", Kind::Bip(s)));
+        v.push(t(
+            s.name(),
+            s.standard_name(),
+            s.standard_name(),
+            "wisec",
+            Kind::Bip(s),
+        ));
     }
     v.push(t(
         "aes-cmac",
@@ -192,7 +224,13 @@ fn targets(all_paths: bool) -> Vec<Target> {
         ("ipsec-mb", "Intel ipsec-mb AES-128-CCM"),
         ("rustcrypto-ccm", "RustCrypto ccm AES-128-CCM"),
     ] {
-        v.push(t(id, "CCMP-128", name, peer_name(id), Kind::Peer(peer_name(id))));
+        v.push(t(
+            id,
+            "CCMP-128",
+            name,
+            peer_name(id),
+            Kind::Peer(peer_name(id)),
+        ));
     }
     v
 }
@@ -279,7 +317,9 @@ fn config(a: &CryptoArgs) -> Result<Config, Failure> {
     }
     let ms = a.duration.unwrap_or(if a.quick { 1.0 } else { 15.0 });
     if !(ms.is_finite() && ms > 0.0 && ms <= 60_000.0) {
-        return Err(usage("--duration: must be within (0, 60000] ms".to_string()));
+        return Err(usage(
+            "--duration: must be within (0, 60000] ms".to_string(),
+        ));
     }
     let frames = a.frames.unwrap_or(if a.quick { 8 } else { 64 });
     if frames == 0 || frames > 4096 {
@@ -311,15 +351,19 @@ fn crypto(a: CryptoArgs) -> Result<(), Failure> {
         }
         Some(p) => {
             print!("{table}");
-            let text = serde_json::to_string_pretty(&report)
-                .map_err(|e| Failure::Runtime(e.into()))?;
+            let text =
+                serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.into()))?;
             std::fs::write(p, text + "\n").map_err(|e| {
                 Failure::Runtime(anyhow::anyhow!("cannot write {}: {e}", p.display()))
             })?;
         }
         None => print!("{table}"),
     }
-    let failed = report.results.iter().filter(|r| r.status == "error").count();
+    let failed = report
+        .results
+        .iter()
+        .filter(|r| r.status == "error")
+        .count();
     if failed > 0 {
         return Err(Failure::Runtime(anyhow::anyhow!(
             "{failed} measurements failed their checks (status \"error\" in the report)"
@@ -372,6 +416,7 @@ fn jobs_for(
     let error = |e: String| ("error", e);
     match t.kind {
         Kind::Data(s) => workload::data_suite(s, data).map_err(error),
+        Kind::Generic => workload::ccmp_generic(data).map_err(error),
         Kind::Icbc => workload::icbc(data).map_err(error),
         Kind::Bip(s) => {
             let mme = s.overhead().total();
@@ -390,7 +435,10 @@ fn jobs_for(
         Kind::Cmac => workload::aes_cmac(mgmt).map_err(error),
         Kind::Batch(s, p) => {
             if !p.is_available() {
-                return Err(("unavailable", format!("this CPU lacks the {} path", p.name())));
+                return Err((
+                    "unavailable",
+                    format!("this CPU lacks the {} path", p.name()),
+                ));
             }
             workload::ccmp_batch(s, p, data).map_err(error)
         }
@@ -418,8 +466,16 @@ fn measure(cfg: &Config, progress: bool) -> Report {
         if progress {
             eprintln!("wisec bench crypto: {size}-octet frames ...");
         }
-        let data = Rc::new((0..cfg.frames).map(|i| workload::data_frame(i, size)).collect());
-        let mgmt = Rc::new((0..cfg.frames).map(|i| workload::mgmt_frame(i, size)).collect());
+        let data = Rc::new(
+            (0..cfg.frames)
+                .map(|i| workload::data_frame(i, size))
+                .collect(),
+        );
+        let mgmt = Rc::new(
+            (0..cfg.frames)
+                .map(|i| workload::mgmt_frame(i, size))
+                .collect(),
+        );
         let mut slots: Vec<Slot> = Vec::new();
         for (ti, t) in cfg.targets.iter().enumerate() {
             match jobs_for(t, &data, &mgmt, size) {
@@ -555,18 +611,44 @@ mod tests {
     #[test]
     fn selection_and_defaults() {
         let c = config(&args(&[])).unwrap();
-        assert_eq!(c.sizes, [16, 32, 48, 50, 64, 250, 500, 750, 1000, 1500, 2304]);
+        assert_eq!(
+            c.sizes,
+            [16, 32, 48, 50, 64, 250, 500, 750, 1000, 1500, 2304]
+        );
         assert_eq!(c.ops, [Op::Protect, Op::Unprotect]);
         assert_eq!((c.samples, c.frames), (7, 64));
         let ids: Vec<&str> = c.targets.iter().map(|t| t.id.as_str()).collect();
         for want in [
-            "wep40", "wep104", "tkip", "ccmp128", "ccmp128-batch", "icbc", "ccmp256",
-            "ccmp256-batch", "gcmp128", "gcmp256", "bip-cmac128", "bip-cmac256",
-            "bip-gmac128", "bip-gmac256", "aes-cmac", "openssl", "ipsec-mb", "rustcrypto-ccm",
+            "wep40",
+            "wep104",
+            "tkip",
+            "ccmp128",
+            "ccmp128-batch",
+            "ccmp128-generic",
+            "icbc",
+            "ccmp256",
+            "ccmp256-batch",
+            "gcmp128",
+            "gcmp256",
+            "bip-cmac128",
+            "bip-cmac256",
+            "bip-gmac128",
+            "bip-gmac256",
+            "aes-cmac",
+            "openssl",
+            "ipsec-mb",
+            "rustcrypto-ccm",
         ] {
             assert!(ids.contains(&want), "{want}");
         }
-        let c = config(&args(&["--quick", "--suites", "ccmp,peers", "--sizes", "64,16,64"])).unwrap();
+        let c = config(&args(&[
+            "--quick",
+            "--suites",
+            "ccmp,peers",
+            "--sizes",
+            "64,16,64",
+        ]))
+        .unwrap();
         let ids: Vec<&str> = c.targets.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["ccmp128", "openssl", "ipsec-mb", "rustcrypto-ccm"]);
         assert_eq!(c.sizes, [16, 64]);
@@ -577,17 +659,24 @@ mod tests {
             &["--sizes", "2305"],
             &["--ops", "sign"],
             &["--samples", "0"],
-            &["--duration", "-1"],
+            &["--duration", "0"],
+            &["--duration", "inf"],
             &["--frames", "0"],
         ] {
-            assert!(matches!(config(&args(bad)), Err(Failure::Usage(_))), "{bad:?}");
+            assert!(
+                matches!(config(&args(bad)), Err(Failure::Usage(_))),
+                "{bad:?}"
+            );
         }
     }
 
     #[test]
     fn json_flag_with_and_without_file() {
         assert_eq!(args(&["--json"]).json, Some(PathBuf::from("-")));
-        assert_eq!(args(&["--json", "x.json"]).json, Some(PathBuf::from("x.json")));
+        assert_eq!(
+            args(&["--json", "x.json"]).json,
+            Some(PathBuf::from("x.json"))
+        );
         assert_eq!(args(&[]).json, None);
     }
 }

@@ -86,7 +86,10 @@ mod tests {
         assert!((s.iqr_rel() - 0.6).abs() < 1e-12);
         assert!((s.range_rel() - 1.2).abs() < 1e-12);
         let one = Summary::of(&[7.0]).unwrap();
-        assert_eq!((one.median, one.q1, one.q3, one.iqr_rel()), (7.0, 7.0, 7.0, 0.0));
+        assert_eq!(
+            (one.median, one.q1, one.q3, one.iqr_rel()),
+            (7.0, 7.0, 7.0, 0.0)
+        );
         assert_eq!(median(&[5.0, 1.0, 9.0]), Some(5.0));
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());

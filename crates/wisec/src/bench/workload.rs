@@ -109,10 +109,14 @@ pub fn frame_protector<P: FrameProtector + 'static>(
     let mut protected = Vec::with_capacity(frames.len());
     for (i, f) in frames.iter().enumerate() {
         let mut out = vec![0u8; f.len() + extra];
-        let n = p.protect(f, pn(i), 0, &mut out).map_err(|e| err("protect", e))?;
+        let n = p
+            .protect(f, pn(i), 0, &mut out)
+            .map_err(|e| err("protect", e))?;
         out.truncate(n);
         let mut back = vec![0u8; n];
-        let u = p.unprotect(&out, &mut back).map_err(|e| err("unprotect", e))?;
+        let u = p
+            .unprotect(&out, &mut back)
+            .map_err(|e| err("unprotect", e))?;
         if back[..u.len()] != f[..] {
             return Err("unprotect did not give the plaintext back".to_string());
         }
@@ -247,6 +251,78 @@ pub fn aes_cmac(frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
     ])
 }
 
+/// Jobs for CCMP-128 on wisec's generic CCM (`wisec_crypto::ccm::Ccm`,
+/// one RustCrypto `aes` block call at a time for the CBC-MAC, as the seed
+/// 002 variant computes its MIC), with nonce and AAD built from the header
+/// in every call. Checked against `Ccmp128` before timing.
+pub fn ccmp_generic(frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
+    let suite = Rc::new(Ccmp128::new(&key(16)).map_err(|e| err("key", e))?);
+    let mut protected = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let mut want = vec![0u8; f.len() + 16];
+        let n = suite
+            .protect(f, pn(i), 0, &mut want)
+            .map_err(|e| err("protect", e))?;
+        want.truncate(n);
+        let (nonce, aad, body) = parts(f, pn(i))?;
+        let mut ct = body.clone();
+        let mut mic = [0u8; 8];
+        suite
+            .ccm()
+            .encrypt_in_place_detached(&nonce, &aad, &mut ct, &mut mic)
+            .map_err(|e| err("ccm", e))?;
+        if want[HEADER_LEN + 8..] != [&ct[..], &mic[..]].concat()[..] {
+            return Err("generic CCM differs from CCMP-128".to_string());
+        }
+        protected.push((ct, mic));
+    }
+    let (s1, fr) = (Rc::clone(&suite), Rc::clone(frames));
+    let mut outs: Vec<Vec<u8>> = fr.iter().map(|f| vec![0u8; f.len()]).collect();
+    let protect: RunFn = Box::new(move || {
+        for (i, (f, o)) in fr.iter().zip(outs.iter_mut()).enumerate() {
+            let h = Header::new_checked(&f[..]).map_err(|e| err("header", e))?;
+            let nonce = ccmp::nonce(&h, pn(i)).map_err(|e| err("nonce", e))?;
+            let aad = ccmp::aad(&h).map_err(|e| err("aad", e))?;
+            let (body, mic) = o.split_at_mut(f.len() - HEADER_LEN);
+            body.copy_from_slice(&f[HEADER_LEN..]);
+            s1.ccm()
+                .encrypt_in_place_detached(&nonce, aad.as_bytes(), body, &mut mic[..8])
+                .map_err(|e| err("ccm", e))?;
+            black_box(&o[..]);
+        }
+        Ok(())
+    });
+    let fr = Rc::clone(frames);
+    let mut outs: Vec<Vec<u8>> = fr.iter().map(|f| vec![0u8; f.len()]).collect();
+    let unprotect: RunFn = Box::new(move || {
+        for (i, ((f, o), (ct, mic))) in fr.iter().zip(outs.iter_mut()).zip(&protected).enumerate() {
+            // The header is the plaintext frame's: only the Protected bit
+            // differs, and the AAD sets it anyway (12.5.3.3.3).
+            let h = Header::new_checked(&f[..]).map_err(|e| err("header", e))?;
+            let nonce = ccmp::nonce(&h, pn(i)).map_err(|e| err("nonce", e))?;
+            let aad = ccmp::aad(&h).map_err(|e| err("aad", e))?;
+            let body = &mut o[..ct.len()];
+            body.copy_from_slice(ct);
+            suite
+                .ccm()
+                .decrypt_in_place_detached(&nonce, aad.as_bytes(), body, mic)
+                .map_err(|e| err("ccm", e))?;
+            black_box(&o[..]);
+        }
+        Ok(())
+    });
+    Ok(vec![
+        Job {
+            op: Op::Protect,
+            run: protect,
+        },
+        Job {
+            op: Op::Unprotect,
+            run: unprotect,
+        },
+    ])
+}
+
 /// The batch API of CCMP-128 and CCMP-256.
 trait BatchCcmp: FrameProtector {
     fn protect_with(&self, path: Path, frames: &mut [FrameBuf<'_>]) -> wisec_crypto::Result<usize>;
@@ -310,7 +386,9 @@ fn batch_jobs<C: BatchCcmp + 'static>(
     let mut single = Vec::new();
     for (i, f) in frames.iter().enumerate() {
         let mut out = vec![0u8; f.len() + extra];
-        let n = c.protect(f, pn(i), 0, &mut out).map_err(|e| err("protect", e))?;
+        let n = c
+            .protect(f, pn(i), 0, &mut out)
+            .map_err(|e| err("protect", e))?;
         out.truncate(n);
         single.push(out);
     }
@@ -325,8 +403,15 @@ fn batch_jobs<C: BatchCcmp + 'static>(
             .enumerate()
             .map(|(i, (b, f))| FrameBuf::to_protect(b, f.len(), pn(i), 0))
             .collect();
-        let n = c.protect_with(path, &mut fb).map_err(|e| err("protect_batch", e))?;
-        if n != frames.len() || fb.iter().zip(single.iter()).any(|(b, s)| b.frame() != &s[..]) {
+        let n = c
+            .protect_with(path, &mut fb)
+            .map_err(|e| err("protect_batch", e))?;
+        if n != frames.len()
+            || fb
+                .iter()
+                .zip(single.iter())
+                .any(|(b, s)| b.frame() != &s[..])
+        {
             return Err("batch output differs from the single-frame path".to_string());
         }
     }
@@ -334,8 +419,15 @@ fn batch_jobs<C: BatchCcmp + 'static>(
     {
         let mut fb: Vec<FrameBuf<'_>> =
             back.iter_mut().map(|b| FrameBuf::to_unprotect(b)).collect();
-        let n = c.unprotect_with(path, &mut fb).map_err(|e| err("unprotect_batch", e))?;
-        if n != frames.len() || fb.iter().zip(frames.iter()).any(|(b, f)| b.frame() != &f[..]) {
+        let n = c
+            .unprotect_with(path, &mut fb)
+            .map_err(|e| err("unprotect_batch", e))?;
+        if n != frames.len()
+            || fb
+                .iter()
+                .zip(frames.iter())
+                .any(|(b, f)| b.frame() != &f[..])
+        {
             return Err("batch unprotect did not give the plaintext back".to_string());
         }
     }
@@ -353,7 +445,9 @@ fn batch_jobs<C: BatchCcmp + 'static>(
                 .enumerate()
                 .map(|(i, (b, f))| FrameBuf::to_protect(b, f.len(), pn(i), 0)),
         );
-        let n = cc.protect_with(path, &mut fb).map_err(|e| err("protect_batch", e))?;
+        let n = cc
+            .protect_with(path, &mut fb)
+            .map_err(|e| err("protect_batch", e))?;
         if n != fb.len() {
             return Err("protect_batch failed a frame".to_string());
         }
@@ -366,7 +460,9 @@ fn batch_jobs<C: BatchCcmp + 'static>(
             b.copy_from_slice(s);
         }
         let mut fb: Vec<FrameBuf<'_>> = rx.iter_mut().map(|b| FrameBuf::to_unprotect(b)).collect();
-        let n = c.unprotect_with(path, &mut fb).map_err(|e| err("unprotect_batch", e))?;
+        let n = c
+            .unprotect_with(path, &mut fb)
+            .map_err(|e| err("unprotect_batch", e))?;
         if n != fb.len() {
             return Err("unprotect_batch failed a frame".to_string());
         }
@@ -391,7 +487,10 @@ type Parts = ([u8; 13], Vec<u8>, Vec<u8>);
 fn parts(frame: &[u8], pn: u64) -> Result<Parts, String> {
     let h = Header::new_checked(frame).map_err(|e| err("header", e))?;
     let nonce = ccmp::nonce(&h, pn).map_err(|e| err("nonce", e))?;
-    let aad = ccmp::aad(&h).map_err(|e| err("aad", e))?.as_bytes().to_vec();
+    let aad = ccmp::aad(&h)
+        .map_err(|e| err("aad", e))?
+        .as_bytes()
+        .to_vec();
     Ok((nonce, aad, frame[h.header_len()..].to_vec()))
 }
 
@@ -413,7 +512,9 @@ pub fn peer(
     for (i, f) in frames.iter().enumerate() {
         let p = parts(f, pn(i))?;
         let mut out = vec![0u8; f.len() + 16];
-        let n = wisec.protect(f, pn(i), 0, &mut out).map_err(|e| err("wisec", e))?;
+        let n = wisec
+            .protect(f, pn(i), 0, &mut out)
+            .map_err(|e| err("wisec", e))?;
         let body_at = HEADER_LEN + 8;
         cts.push(out[body_at..n - tl].to_vec());
         mics.push(out[n - tl..n].to_vec());
@@ -422,8 +523,15 @@ pub fn peer(
     // Equality with wisec, then a round trip through the peer's open.
     let mut outs: Vec<Vec<u8>> = ps.iter().map(|p| vec![0u8; p.2.len()]).collect();
     let mut tags: Vec<Vec<u8>> = ps.iter().map(|_| vec![0u8; tl]).collect();
-    run_peer(&mut *seal, &ps, &ps.iter().map(|p| &p.2[..]).collect::<Vec<_>>(), &mut outs, &mut tags, true)
-        .map_err(|e| err("seal", e))?;
+    run_peer(
+        &mut *seal,
+        &ps,
+        &ps.iter().map(|p| &p.2[..]).collect::<Vec<_>>(),
+        &mut outs,
+        &mut tags,
+        true,
+    )
+    .map_err(|e| err("seal", e))?;
     if outs != cts || tags != mics {
         return Err(format!(
             "{}: ciphertext or MIC differs from wisec's CCMP-128",
@@ -433,7 +541,10 @@ pub fn peer(
     let ct_refs: Vec<&[u8]> = cts.iter().map(|c| &c[..]).collect();
     run_peer(&mut *open, &ps, &ct_refs, &mut outs, &mut tags, false).map_err(|e| err("open", e))?;
     if outs.iter().zip(ps.iter()).any(|(o, p)| *o != p.2) {
-        return Err(format!("{}: open did not give the plaintext back", open.name()));
+        return Err(format!(
+            "{}: open did not give the plaintext back",
+            open.name()
+        ));
     }
 
     let ps = Rc::new(ps);
@@ -509,7 +620,10 @@ mod tests {
         let m = mgmt_frame(3, 100);
         assert_eq!(m.len(), HEADER_LEN + 100);
         assert_eq!(m[4], 0xff);
-        assert_ne!(data_frame(1, 32)[HEADER_LEN..], data_frame(2, 32)[HEADER_LEN..]);
+        assert_ne!(
+            data_frame(1, 32)[HEADER_LEN..],
+            data_frame(2, 32)[HEADER_LEN..]
+        );
     }
 
     #[test]
@@ -521,6 +635,7 @@ mod tests {
             jobs.extend(data_suite(s, &frames).unwrap());
         }
         jobs.extend(icbc(&frames).unwrap());
+        jobs.extend(ccmp_generic(&frames).unwrap());
         jobs.extend(bip(Suite::BipGmac128, &mgmt).unwrap());
         jobs.extend(aes_cmac(&mgmt).unwrap());
         jobs.extend(ccmp_batch(Suite::Ccmp128, Path::Portable, &frames).unwrap());
@@ -540,7 +655,9 @@ mod tests {
         // the equality check rather than be timed.
         let frames = Rc::new((0..2).map(|i| data_frame(i, 40)).collect::<Vec<_>>());
         let other = |b: u8| wisec_peers::rustcrypto::RustCryptoCcm::new(&[b; 16]).unwrap();
-        let e = peer(Box::new(other(9)), Box::new(other(9)), &frames).err().unwrap();
+        let e = peer(Box::new(other(9)), Box::new(other(9)), &frames)
+            .err()
+            .unwrap();
         assert!(e.contains("differs"), "{e}");
     }
 
