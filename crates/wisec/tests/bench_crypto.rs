@@ -137,6 +137,18 @@ fn quick_json_report_has_every_part() {
     // Two wisec CCMP-128 variants against each available peer.
     assert_eq!(ratios.len(), available * 2 * 2 * SIZES.len());
 
+    // Unprotect over protect for wisec's CCMP, from the same rows.
+    let bal = r["unprotect_vs_protect"].as_array().unwrap();
+    assert_eq!(bal.len(), 4 * SIZES.len());
+    for x in bal {
+        let (id, size) = (x["id"].as_str().unwrap(), x["size"].as_u64().unwrap());
+        let want = median(id, "unprotect", size).unwrap() / median(id, "protect", size).unwrap();
+        assert!(
+            close(x["unprotect_over_protect"].as_f64().unwrap(), want),
+            "{x}"
+        );
+    }
+
     // Seed 002: 1 to 4 blocks, all four implementations measured.
     let seed = r["seed002"].as_array().unwrap();
     assert_eq!(seed.len(), 4);

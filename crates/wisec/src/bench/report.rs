@@ -102,6 +102,17 @@ pub struct Ratio {
     pub speedup: f64,
 }
 
+/// Unprotect time over protect time of one measurement at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct OpBalance {
+    /// The measurement (`ccmp128`, `ccmp128-batch`, ...).
+    pub id: String,
+    /// Frame body in octets.
+    pub size: usize,
+    /// Unprotect median time / protect median time.
+    pub unprotect_over_protect: f64,
+}
+
 /// Time and throughput of one implementation at one size.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct Point {
@@ -203,6 +214,8 @@ pub struct Report {
     pub results: Vec<Row>,
     /// Peer time / wisec time.
     pub ratios: Vec<Ratio>,
+    /// Unprotect time / protect time of wisec's CCMP.
+    pub unprotect_vs_protect: Vec<OpBalance>,
     /// Seed 002's table.
     pub seed002: Vec<Seed002Row>,
     /// The spread of the samples.
@@ -213,6 +226,7 @@ pub struct Report {
 
 const PEERS: [&str; 3] = ["openssl", "ipsec-mb", "rustcrypto-ccm"];
 const WISEC_CCMP: [&str; 2] = ["ccmp128", "ccmp128-batch"];
+const BALANCE: [&str; 4] = ["ccmp128", "ccmp128-batch", "ccmp256", "ccmp256-batch"];
 
 impl Report {
     /// Assembles the report from the rows of a run.
@@ -240,6 +254,19 @@ impl Report {
                             });
                         }
                     }
+                }
+            }
+        }
+        let mut unprotect_vs_protect = Vec::new();
+        for id in BALANCE {
+            for &size in i.sizes {
+                if let (Some(p), Some(u)) = (find(id, "protect", size), find(id, "unprotect", size))
+                {
+                    unprotect_vs_protect.push(OpBalance {
+                        id: id.to_string(),
+                        size,
+                        unprotect_over_protect: u / p,
+                    });
                 }
             }
         }
@@ -344,6 +371,7 @@ impl Report {
             peers,
             results,
             ratios,
+            unprotect_vs_protect,
             seed002,
             noise,
             elapsed_s: i.elapsed.as_secs_f64(),
@@ -480,6 +508,30 @@ pub fn render(r: &Report) -> String {
             }
             let _ = writeln!(o);
         }
+    }
+    if !r.unprotect_vs_protect.is_empty() {
+        header(&mut o, "unprotect time / protect time");
+        for id in BALANCE {
+            let cells: Vec<Option<f64>> = c
+                .sizes
+                .iter()
+                .map(|&s| {
+                    r.unprotect_vs_protect
+                        .iter()
+                        .find(|x| x.id == id && x.size == s)
+                        .map(|x| x.unprotect_over_protect)
+                })
+                .collect();
+            if cells.iter().all(Option::is_none) {
+                continue;
+            }
+            let _ = write!(o, "{id:<name_w$}");
+            for x in cells {
+                o.push_str(&num(x, w));
+            }
+            let _ = writeln!(o);
+        }
+        let _ = writeln!(o);
     }
     if !r.seed002.is_empty() {
         let _ = writeln!(
