@@ -72,6 +72,11 @@ enum Command {
     Synth(crate::synth::cli::SynthArgs),
     /// Run the lab's simulated experiments
     Lab(crate::lab::LabArgs),
+    /// Benchmarks: `wisec bench crypto` times every suite beside its peers
+    Bench {
+        #[command(subcommand)]
+        what: crate::bench::BenchCommand,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -245,6 +250,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
+        Command::Bench { what } => crate::bench::run(what),
     }
 }
 

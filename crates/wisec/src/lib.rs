@@ -1,9 +1,11 @@
 //! wisec: wireless link security. The std library behind the `wisec`
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
 //! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
-//! protected sessions ([`synth`]) and the command line ([`cli`]).
+//! protected sessions ([`synth`]), the lab ([`lab`]), the benchmarks
+//! ([`bench`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod bench;
 pub mod capture;
 pub mod cli;
 pub mod keys;
