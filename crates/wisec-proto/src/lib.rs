@@ -4,14 +4,25 @@
 //! as an argument, randomness through a trait the caller implements, frames
 //! as byte slices.
 //!
-//! With the `alloc` feature, [`tracker`] follows the RSN handshakes of a
-//! capture passively and derives the keys of every station it can.
+//! - [`rsn`]: what the RSN handshakes share with anything that reads them
+//!   (message classification, MIC verification, Key Data, KDEs, RSNE
+//!   comparison, reason codes).
+//! - [`fourway`]: the 4-way handshake authenticator and supplicant, which
+//!   also run the group key handshake of [`group_key`].
+//! - `tracker` (with the `alloc` feature): follows the RSN handshakes of a
+//!   capture passively and derives the keys of every station it can.
+//!
+//! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+
+pub mod fourway;
+pub mod group_key;
+pub mod rsn;
 
 pub use wisec_crypto::replay;
 
