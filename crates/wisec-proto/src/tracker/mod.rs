@@ -28,6 +28,7 @@ mod msg;
 
 pub use msg::{Fte, KeyMessage};
 
+use crate::rsn::message::UnverifiedKeyFrame;
 use alloc::collections::{BTreeMap, VecDeque};
 use alloc::vec::Vec;
 use core::fmt;
@@ -904,7 +905,9 @@ impl Tracker {
                 }
                 // IEEE Std 802.11-2020, 12.7.6.3: message 2's MIC under
                 // the KCK proves the supplicant holds the PMK.
-                if eapol_mic::verify_pdu(alg, ptk.kck(), p.frame.pdu()).is_ok() {
+                let unverified = UnverifiedKeyFrame::parse(p.frame.pdu(), p.frame.mic_len())
+                    .map_err(|_| Reject::Malformed)?;
+                if unverified.verify_mic(alg, ptk.kck()).is_ok() {
                     let idx = self.install_ptk(aa, spa, akm, suite, *anonce, snonce, ptk, pmk)?;
                     return Ok(idx);
                 }
@@ -1009,10 +1012,12 @@ impl Tracker {
             return;
         };
         // IEEE Std 802.11-2020, 12.7.6.4: the MIC first, then the counter.
-        if eapol_mic::verify_pdu(alg, k.ptk.kck(), p.frame.pdu()).is_err() {
+        let verified = UnverifiedKeyFrame::parse(p.frame.pdu(), p.frame.mic_len())
+            .and_then(|u| u.verify_mic(alg, k.ptk.kck()));
+        let Ok(verified) = verified else {
             self.reject(aa, spa, KeyMessage::M3, Reject::MicFailure);
             return;
-        }
+        };
         let fresh = match Self::replay_check(link.last_ap_replay, rc) {
             Ok(f) => f,
             Err(r) => {
@@ -1045,25 +1050,10 @@ impl Tracker {
         let kek = Zeroizing::new(k.ptk.kek().to_vec());
         let bss_rsne = self.bsses.get(&aa).and_then(|b| b.rsne.clone());
         let mut plain = Zeroizing::new(alloc::vec![0u8; p.frame.key_data().len()]);
-        let n = if p.frame.key_info().encrypted_key_data() {
-            match keywrap::decrypt_key_data(
-                version,
-                &kek,
-                &p.frame.key_iv(),
-                p.frame.key_data(),
-                &mut plain,
-            ) {
-                Ok(n) => n,
-                Err(_) => {
-                    self.reject(aa, spa, KeyMessage::M3, Reject::KeyDataUnwrap);
-                    return;
-                }
-            }
-        } else {
-            plain.copy_from_slice(p.frame.key_data());
-            plain.len()
+        let Ok(data) = verified.key_data(&kek, &mut plain) else {
+            self.reject(aa, spa, KeyMessage::M3, Reject::KeyDataUnwrap);
+            return;
         };
-        let data = plain.get(..n).unwrap_or(&[]);
         let wpa = p.frame.descriptor_type() == KeyDescriptor::Wpa;
         let mut key_id = None;
         if !wpa {
@@ -1281,10 +1271,15 @@ impl Tracker {
         };
         // IEEE Std 802.11-2020, 12.7.7.2: protected by the current PTK's
         // KCK; try the newest first.
-        let Some(i) = link
+        let Ok(unverified) = UnverifiedKeyFrame::parse(p.frame.pdu(), p.frame.mic_len()) else {
+            self.reject(aa, spa, KeyMessage::Group1, Reject::Malformed);
+            return;
+        };
+        let Some((i, verified)) = link
             .ptks
             .iter()
-            .position(|k| eapol_mic::verify_pdu(alg, k.ptk.kck(), p.frame.pdu()).is_ok())
+            .enumerate()
+            .find_map(|(i, k)| unverified.verify_mic(alg, k.ptk.kck()).ok().map(|v| (i, v)))
         else {
             self.reject(aa, spa, KeyMessage::Group1, Reject::MicFailure);
             return;
@@ -1311,21 +1306,22 @@ impl Tracker {
         };
         let kek = Zeroizing::new(k.ptk.kek().to_vec());
         let mut plain = Zeroizing::new(alloc::vec![0u8; p.frame.key_data().len()]);
-        let n = match keywrap::decrypt_key_data(
-            version,
-            &kek,
-            &p.frame.key_iv(),
-            p.frame.key_data(),
-            &mut plain,
-        ) {
-            Ok(n) => n,
-            Err(_) => {
-                self.reject(aa, spa, KeyMessage::Group1, Reject::KeyDataUnwrap);
-                return;
-            }
+        let wpa = p.frame.descriptor_type() == KeyDescriptor::Wpa;
+        let data = if wpa {
+            // WPA has no Encrypted Key Data bit: the GTK is always
+            // encrypted (RC4 for version 1, AES key wrap for version 2).
+            let f = verified.frame();
+            keywrap::decrypt_key_data(version, &kek, &f.key_iv(), f.key_data(), &mut plain)
+                .ok()
+                .and_then(|n| plain.get(..n))
+        } else {
+            verified.key_data(&kek, &mut plain).ok()
         };
-        let data = plain.get(..n).unwrap_or(&[]);
-        if p.frame.descriptor_type() == KeyDescriptor::Wpa {
+        let Some(data) = data else {
+            self.reject(aa, spa, KeyMessage::Group1, Reject::KeyDataUnwrap);
+            return;
+        };
+        if wpa {
             // WPA: Key Data is the GTK itself, Key Index in Key Information.
             let len = usize::from(p.frame.key_length());
             let Some(gtk) = data.get(..len).filter(|g| !g.is_empty()) else {

@@ -42,7 +42,10 @@ impl KeyMessage {
     ///
     /// Message 2 and message 4 differ in neither Key Ack nor MIC, and
     /// Secure is set in both during a rekey (and clear in both with WPA):
-    /// message 4 is the one without a nonce and without Key Data.
+    /// message 4 is the one without a nonce and without Key Data. (The
+    /// endpoint state machines may use [`crate::rsn::message::classify`],
+    /// which reads Secure as message 4: an endpoint knows which message it
+    /// waits for, an observer of a rekey does not.)
     pub fn classify(ki: KeyInfo, nonce: &[u8; 32], key_data_len: usize) -> KeyMessage {
         if ki.request() {
             return KeyMessage::Request;
