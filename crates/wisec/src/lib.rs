@@ -10,3 +10,4 @@ pub mod keys;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
+pub mod tracked;
