@@ -10,4 +10,5 @@ pub mod keys;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
+pub mod session;
 pub mod tracked;

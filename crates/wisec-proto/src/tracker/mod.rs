@@ -658,7 +658,8 @@ impl Tracker {
         if !is_key {
             if pdu.get(1) == Some(&3) {
                 // Packet type Key, yet no EAPOL header fits.
-                self.reject(aa, spa, KeyMessage::M1, Reject::Malformed);
+                let m = if ack { KeyMessage::M1 } else { KeyMessage::M2 };
+                self.reject(aa, spa, m, Reject::Malformed);
             }
             return;
         }
@@ -989,7 +990,9 @@ impl Tracker {
                 match self.verify_m2(aa, spa, &m2, &[anonce]) {
                     Ok(i) => idx = Some(i),
                     Err(r) => {
-                        self.reject(aa, spa, KeyMessage::M2, r);
+                        // The waiting message 2 gives no PTK with this
+                        // ANonce either: message 3 cannot be checked.
+                        self.reject(aa, spa, KeyMessage::M3, r);
                         return;
                     }
                 }
