@@ -1,7 +1,7 @@
 //! wisec: wireless link security. The std library behind the `wisec`
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
-//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]) and the
-//! command line ([`cli`]).
+//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
+//! protected sessions ([`synth`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
 pub mod capture;
@@ -11,4 +11,5 @@ pub mod link;
 pub mod pipeline;
 pub mod sample;
 pub mod session;
+pub mod synth;
 pub mod tracked;
