@@ -77,9 +77,23 @@ enum Command {
     /// Unprotect the protected frames of a capture with the keys given
     #[command(after_help = DECRYPT_EXAMPLES)]
     Decrypt(Box<DecryptArgs>),
+    /// Benchmarks: `wisec bench decrypt` decrypts a large synthetic capture
+    /// beside airdecap-ng and tshark
+    Bench {
+        #[command(subcommand)]
+        what: BenchCommand,
+    },
     /// Write a synthetic capture of a whole protected session
     #[command(after_help = crate::synth::cli::EXAMPLES)]
     Synth(crate::synth::cli::SynthArgs),
+}
+
+/// The benchmarks.
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Decrypt a large wisec synth capture (1 million CCMP frames) from its
+    /// passphrase with wisec, airdecap-ng and tshark, and compare frames/s
+    Decrypt(crate::bench_decrypt::DecryptBenchArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -277,6 +291,14 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Encrypt(a) => encrypt(a),
         Command::Decrypt(a) => decrypt(*a),
+        Command::Bench {
+            what: BenchCommand::Decrypt(a),
+        } => {
+            let json = a.json();
+            let r = crate::bench_decrypt::run(a)?;
+            crate::bench_decrypt::print(&r, json);
+            Ok(())
+        }
         Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
             crate::synth::cli::Error::Usage(m) => usage(m),
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),

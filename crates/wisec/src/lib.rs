@@ -4,6 +4,7 @@
 //! protected sessions ([`synth`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod bench_decrypt;
 pub mod capture;
 pub mod cli;
 pub mod keys;

@@ -19,6 +19,33 @@ use wisec_wire::security::{classify, HeaderKind, PN_MAX};
 use wisec_wire::{FrameControl, Header, MacAddr};
 use zeroize::Zeroize;
 
+/// A fast hasher for the per-frame maps keyed by MAC addresses and key
+/// IDs (FNV-1a over the key's bytes): the keys come from the capture, but
+/// a slow map only costs time, never correctness.
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// Element ID of the Management MIC element (IEEE Std 802.11-2020, 9.4.2.54).
 const MME_ID: u8 = 76;
 
@@ -467,6 +494,22 @@ pub fn to_ethernet(mpdu: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Replaces the MPDU of `p` by `mpdu` in place (no allocation once the
+/// packet buffer is large enough), recomputing the FCS when there is one
+/// and keeping the original length consistent as
+/// [`Packet::replace_data`] does.
+fn replace_mpdu(p: &mut Packet, f: &Framing, mpdu: &[u8]) {
+    let old = p.data.len() as i64;
+    p.data.truncate(f.prefix);
+    p.data.extend_from_slice(mpdu);
+    if f.fcs {
+        p.data.extend_from_slice(&link::fcs(mpdu).to_le_bytes());
+    }
+    let new = p.data.len() as i64;
+    let orig = i64::from(p.orig_len) + (new - old);
+    p.orig_len = u32::try_from(orig.max(new)).unwrap_or(u32::MAX);
+}
+
 /// Unprotects every protected frame a key is known for, verifies BIP on
 /// group-addressed robust management frames, checks replays, and copies
 /// everything else unchanged (with `cfg.ethernet`: writes only decrypted
@@ -479,8 +522,8 @@ pub fn decrypt<W: Write, K: KeyStore>(
     tick: &mut dyn FnMut(),
 ) -> Result<DecryptSummary> {
     let mut s = DecryptSummary::default();
-    let mut counters: HashMap<(KeyId, MacAddr), ReplayCounters> = HashMap::new();
-    let mut links: HashMap<(MacAddr, Option<MacAddr>), LinkAcc> = HashMap::new();
+    let mut counters: FastMap<(KeyId, MacAddr), ReplayCounters> = FastMap::default();
+    let mut links: FastMap<(MacAddr, Option<MacAddr>), LinkAcc> = FastMap::default();
     // One buffer for every trial decryption: no allocation per frame.
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
     let eth = cfg.ethernet;
@@ -587,12 +630,11 @@ pub fn decrypt<W: Write, K: KeyStore>(
         for (id, k) in &cands {
             buf.clear();
             buf.extend_from_slice(f.mpdu);
-            match k.unprotect_in_place(&mut buf) {
-                Ok(u) => {
-                    verified = Some((*id, k.suite(), u));
-                    break;
-                }
-                Err(_) => buf.zeroize(),
+            // On failure the suite leaves the frame as it was given: no
+            // plaintext to wipe.
+            if let Ok(u) = k.unprotect_in_place(&mut buf) {
+                verified = Some((*id, k.suite(), u));
+                break;
             }
         }
         let Some((id, suite, proof)) = verified else {
@@ -625,7 +667,7 @@ pub fn decrypt<W: Write, K: KeyStore>(
             let c = counters.entry((id, ta)).or_default();
             if c.accept(slot, &proof).is_err() {
                 st.replays += 1;
-                buf.zeroize();
+                buf.as_mut_slice().zeroize();
                 s.unchanged += 1;
                 let acc = links.entry(link).or_default();
                 acc.replays += 1;
@@ -654,11 +696,11 @@ pub fn decrypt<W: Write, K: KeyStore>(
             }
         } else {
             let framing = f.framing;
-            let data = link::rebuild(&p.data, &framing, &buf);
-            p.replace_data(data);
+            replace_mpdu(p, &framing, &buf);
             true
         };
-        buf.zeroize();
+        // Wipe what was used, not the whole capacity.
+        buf.as_mut_slice().zeroize();
         if !keep {
             s.not_written += 1;
         }
@@ -692,7 +734,7 @@ pub fn decrypt<W: Write, K: KeyStore>(
 fn verify_bip<K: KeyStore>(
     s: &mut DecryptSummary,
     acc: &mut LinkAcc,
-    counters: &mut HashMap<(KeyId, MacAddr), ReplayCounters>,
+    counters: &mut FastMap<(KeyId, MacAddr), ReplayCounters>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,

@@ -432,3 +432,30 @@ fn synth_round_trip_every_akm_and_cipher() {
         }
     }
 }
+
+/// `wisec bench decrypt --quick` runs wisec, airdecap-ng and tshark on
+/// the same synth capture and all three decrypt it.
+#[test]
+fn bench_decrypt_quick_smoke() {
+    let r = json(&[
+        "bench",
+        "decrypt",
+        "--quick",
+        "--frames",
+        "400",
+        "--stations",
+        "2",
+    ]);
+    let res = r["results"].as_array().unwrap();
+    assert_eq!(res.len(), 3, "{r}");
+    let protected = r["protected"].as_u64().unwrap();
+    assert!(protected >= 400, "{r}");
+    // wisec and tshark decrypt every protected frame; airdecap-ng the
+    // unicast ones (it has no group keys).
+    assert_eq!(res[0]["decrypted"], protected, "{r}");
+    assert_eq!(res[1]["decrypted"], 400, "{r}");
+    assert_eq!(res[2]["decrypted"], protected, "{r}");
+    for m in res {
+        assert!(m["frames_per_s"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}
