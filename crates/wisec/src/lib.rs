@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bench;
+pub mod bench_decrypt;
 pub mod capture;
 pub mod cli;
 pub mod keys;
@@ -13,4 +14,6 @@ pub mod lab;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
+pub mod session;
 pub mod synth;
+pub mod tracked;

@@ -35,6 +35,9 @@ pub enum BenchCommand {
     /// RustCrypto) on the same frames
     #[command(after_help = CRYPTO_HELP)]
     Crypto(CryptoArgs),
+    /// Decrypt a large wisec synth capture (1 million CCMP frames) from its
+    /// passphrase with wisec, airdecap-ng and tshark, and compare frames/s
+    Decrypt(crate::bench_decrypt::DecryptBenchArgs),
 }
 
 const CRYPTO_HELP: &str = "\
@@ -99,6 +102,12 @@ const MAX_SIZE: usize = 2304;
 pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
     match cmd {
         BenchCommand::Crypto(a) => crypto(a),
+        BenchCommand::Decrypt(a) => {
+            let json = a.json();
+            let r = crate::bench_decrypt::run(a)?;
+            crate::bench_decrypt::print(&r, json);
+            Ok(())
+        }
     }
 }
 
