@@ -2,7 +2,7 @@
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
 //! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
 //! protected sessions ([`synth`]), the lab ([`lab`]), the benchmarks
-//! ([`bench`]) and the command line ([`cli`]).
+//! ([`bench`](mod@bench)) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
 pub mod bench;

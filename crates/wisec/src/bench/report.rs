@@ -198,7 +198,7 @@ pub struct ConfigOut {
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    /// [`SCHEMA`].
+    /// The schema name and version of this report.
     pub schema: &'static str,
     /// wisec's version.
     pub wisec_version: &'static str,
