@@ -329,14 +329,56 @@ impl Rate {
     }
 }
 
-/// A cipher suite selector (9.4.2.24.2, Table 9-149): OUI and suite type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CipherSuite {
-    /// The OUI or CID.
-    pub oui: [u8; 3],
-    /// The suite type.
-    pub suite_type: u8,
+/// Defines a suite selector type (OUI + suite type, 9.4.2.24.2) with its
+/// byte conversions and its encoding as an RSNE list item.
+macro_rules! suite_selector {
+    ($(#[$m:meta])* $ty:ident) => {
+        $(#[$m])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $ty {
+            /// The OUI or CID.
+            pub oui: [u8; 3],
+            /// The suite type.
+            pub suite_type: u8,
+        }
+
+        impl $ty {
+            /// A suite from its four transmitted octets.
+            pub const fn from_bytes(b: [u8; 4]) -> $ty {
+                $ty {
+                    oui: [b[0], b[1], b[2]],
+                    suite_type: b[3],
+                }
+            }
+
+            /// The four transmitted octets.
+            pub const fn to_bytes(self) -> [u8; 4] {
+                [self.oui[0], self.oui[1], self.oui[2], self.suite_type]
+            }
+        }
+
+        impl From<([u8; 3], u8)> for $ty {
+            fn from((oui, suite_type): ([u8; 3], u8)) -> $ty {
+                $ty { oui, suite_type }
+            }
+        }
+
+        impl ListItem for $ty {
+            const LEN: usize = 4;
+            fn read(b: &[u8]) -> Option<Self> {
+                bytes::array(b, 0).map($ty::from_bytes)
+            }
+            fn write(&self, b: &mut [u8]) {
+                b.copy_from_slice(&self.to_bytes());
+            }
+        }
+    };
 }
+
+suite_selector!(
+    /// A cipher suite selector (9.4.2.24.2, Table 9-149): OUI and suite type.
+    CipherSuite
+);
 
 macro_rules! suite_consts {
     ($ty:ident, $oui:expr; $($(#[$m:meta])* $name:ident = $v:expr;)*) => {
@@ -387,19 +429,6 @@ suite_consts!(CipherSuite, OUI_MICROSOFT;
 );
 
 impl CipherSuite {
-    /// A suite from its four transmitted octets.
-    pub const fn from_bytes(b: [u8; 4]) -> CipherSuite {
-        CipherSuite {
-            oui: [b[0], b[1], b[2]],
-            suite_type: b[3],
-        }
-    }
-
-    /// The four transmitted octets.
-    pub const fn to_bytes(self) -> [u8; 4] {
-        [self.oui[0], self.oui[1], self.oui[2], self.suite_type]
-    }
-
     /// Key length in octets of the 00-0F-AC suites (Table 12-4), `None`
     /// for others.
     pub fn key_len(self) -> Option<usize> {
@@ -421,20 +450,10 @@ impl CipherSuite {
     }
 }
 
-impl From<([u8; 3], u8)> for CipherSuite {
-    fn from((oui, suite_type): ([u8; 3], u8)) -> CipherSuite {
-        CipherSuite { oui, suite_type }
-    }
-}
-
-/// An AKM suite selector (9.4.2.24.3, Table 9-151): OUI and suite type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Akm {
-    /// The OUI or CID.
-    pub oui: [u8; 3],
-    /// The suite type.
-    pub suite_type: u8,
-}
+suite_selector!(
+    /// An AKM suite selector (9.4.2.24.3, Table 9-151): OUI and suite type.
+    Akm
+);
 
 suite_consts!(Akm, OUI_IEEE80211;
     /// 00-0F-AC:1, IEEE 802.1X with PMKSA caching (SHA-1).
@@ -497,19 +516,6 @@ suite_consts!(Akm, OUI_MICROSOFT;
 );
 
 impl Akm {
-    /// A suite from its four transmitted octets.
-    pub const fn from_bytes(b: [u8; 4]) -> Akm {
-        Akm {
-            oui: [b[0], b[1], b[2]],
-            suite_type: b[3],
-        }
-    }
-
-    /// The four transmitted octets.
-    pub const fn to_bytes(self) -> [u8; 4] {
-        [self.oui[0], self.oui[1], self.oui[2], self.suite_type]
-    }
-
     /// Length of the EAPOL-Key MIC this AKM uses (12.7.3, Table 12-11):
     /// 24 for the SHA-384 AKMs, 0 for FILS (which protects EAPOL-Key
     /// frames with AEAD), 16 for the other known suites (and both WPA
@@ -537,12 +543,6 @@ impl Akm {
     }
 }
 
-impl From<([u8; 3], u8)> for Akm {
-    fn from((oui, suite_type): ([u8; 3], u8)) -> Akm {
-        Akm { oui, suite_type }
-    }
-}
-
 /// A PMKID (16 octets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Pmkid(pub [u8; 16]);
@@ -555,26 +555,6 @@ pub trait ListItem: Copy {
     fn read(b: &[u8]) -> Option<Self>;
     /// Encodes into exactly `LEN` bytes.
     fn write(&self, b: &mut [u8]);
-}
-
-impl ListItem for CipherSuite {
-    const LEN: usize = 4;
-    fn read(b: &[u8]) -> Option<Self> {
-        bytes::array(b, 0).map(CipherSuite::from_bytes)
-    }
-    fn write(&self, b: &mut [u8]) {
-        b.copy_from_slice(&self.to_bytes());
-    }
-}
-
-impl ListItem for Akm {
-    const LEN: usize = 4;
-    fn read(b: &[u8]) -> Option<Self> {
-        bytes::array(b, 0).map(Akm::from_bytes)
-    }
-    fn write(&self, b: &mut [u8]) {
-        b.copy_from_slice(&self.to_bytes());
-    }
 }
 
 impl ListItem for Pmkid {
