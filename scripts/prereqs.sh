@@ -21,6 +21,11 @@ install_prereqs() {
             as_root debconf-set-selections 2>/dev/null || true
         as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y tshark
     fi
+    if ! command -v airdecap-ng >/dev/null 2>&1; then
+        echo "==> installing aircrack-ng (airdecap-ng)"
+        as_root apt-get update
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y aircrack-ng
+    fi
     if ! command -v cargo >/dev/null 2>&1; then
         echo "scripts: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
         return 1

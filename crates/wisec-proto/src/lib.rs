@@ -3,13 +3,27 @@
 //! Nothing here reads a clock, draws randomness or does I/O: time comes in
 //! as an argument, randomness through a trait the caller implements, frames
 //! as byte slices.
+//!
+//! - [`rsn`]: what the RSN handshakes share with anything that reads them
+//!   (message classification, MIC verification, Key Data, KDEs, RSNE
+//!   comparison, reason codes).
+//! - [`fourway`]: the 4-way handshake authenticator and supplicant, which
+//!   also run the group key handshake of [`group_key`].
+//! - [`discosec`]: DiscoSec access point and station (seed 003).
+//! - [`time`]: the caller's clock as an opaque instant.
+//!
+//! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
 pub mod discosec;
+pub mod fourway;
+pub mod group_key;
+pub mod rsn;
 pub mod time;
 
 pub use wisec_crypto::replay;

@@ -67,6 +67,9 @@ enum Command {
     /// Unprotect the protected frames of a capture with the keys given
     #[command(after_help = DECRYPT_EXAMPLES)]
     Decrypt(DecryptArgs),
+    /// Write a synthetic capture of a whole protected session
+    #[command(after_help = crate::synth::cli::EXAMPLES)]
+    Synth(crate::synth::cli::SynthArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -235,6 +238,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Encrypt(a) => encrypt(a),
         Command::Decrypt(a) => decrypt(a),
+        Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
+            crate::synth::cli::Error::Usage(m) => usage(m),
+            crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
+        }),
     }
 }
 

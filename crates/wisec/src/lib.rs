@@ -1,7 +1,7 @@
 //! wisec: wireless link security. The std library behind the `wisec`
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
-//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]) and the
-//! command line ([`cli`]).
+//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
+//! protected sessions ([`synth`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
 pub mod capture;
@@ -10,3 +10,4 @@ pub mod keys;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
+pub mod synth;
