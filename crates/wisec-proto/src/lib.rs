@@ -9,6 +9,8 @@
 //!   comparison, reason codes).
 //! - [`fourway`]: the 4-way handshake authenticator and supplicant, which
 //!   also run the group key handshake of [`group_key`].
+//! - [`pmf`]: 802.11w management frame protection: MFPC/MFPR
+//!   negotiation, protected robust management frames, SA Query.
 //! - [`discosec`]: DiscoSec access point and station (seed 003).
 //! - [`time`]: the caller's clock as an opaque instant.
 //!
@@ -23,6 +25,7 @@ extern crate alloc;
 pub mod discosec;
 pub mod fourway;
 pub mod group_key;
+pub mod pmf;
 pub mod rsn;
 pub mod time;
 
