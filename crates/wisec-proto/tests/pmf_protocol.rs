@@ -508,7 +508,10 @@ fn spoofed_association_gets_comeback_and_sa_query() {
     let f = forge(MgmtSubtype::AssocRequest, BSSID, sta_addr(0), &body);
     let start = net.air.len();
     net.inject(sta_addr(0), &f);
-    assert_eq!(net.ap_rx[0], Ok(()));
+    assert_eq!(
+        net.ap_rx[0],
+        Err(Error::Refused(StatusCode::ASSOC_REJECTED_TEMPORARILY))
+    );
     // The answer: status 30 with a Timeout Interval element, type 3.
     let resp = net.air[start + 1].1.clone();
     let m = MgmtFrame::new_checked(&resp[..]).unwrap();

@@ -70,6 +70,17 @@ enum Command {
     /// Write a synthetic capture of a whole protected session
     #[command(after_help = crate::synth::cli::EXAMPLES)]
     Synth(crate::synth::cli::SynthArgs),
+    /// Attacks on management frames against no protection, 802.11w and
+    /// DiscoSec, on a virtual channel
+    Attack {
+        #[command(subcommand)]
+        what: crate::attack::cli::AttackCommand,
+    },
+    /// Benchmarks of DiscoSec beside OpenSSL
+    Bench {
+        #[command(subcommand)]
+        what: crate::bench_discosec::BenchCommand,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -241,6 +252,14 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
             crate::synth::cli::Error::Usage(m) => usage(m),
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
+        }),
+        Command::Attack { what } => crate::attack::cli::main(what).map_err(|e| match e {
+            crate::attack::cli::Error::Usage(m) => usage(m),
+            crate::attack::cli::Error::Runtime(e) => Failure::Runtime(e),
+        }),
+        Command::Bench { what } => crate::bench_discosec::main(what).map_err(|e| match e {
+            crate::bench_discosec::Error::Usage(m) => usage(m),
+            crate::bench_discosec::Error::Runtime(e) => Failure::Runtime(e),
         }),
     }
 }

@@ -460,8 +460,9 @@ impl<R: CryptoRng, const N: usize> Ap<R, N> {
     }
 
     /// Handles one received frame (MAC header and body, no FCS). `Ok`
-    /// tells what it was; an error why it was dropped. A dropped frame
-    /// changes no state.
+    /// tells what it was; an error why it was dropped or refused. A
+    /// dropped frame changes no state; a refused association request is
+    /// answered (and status 30 starts an SA Query).
     pub fn handle_rx(&mut self, now: Instant, frame: &[u8]) -> Handled<'_> {
         let r = match Header::new_checked(frame) {
             Ok(h) if h.frame_control().is_mgmt() => self.rx_mgmt(now, frame).map(|()| None),
@@ -703,7 +704,7 @@ impl<R: CryptoRng, const N: usize> Ap<R, N> {
                 self.events.push(ApEvent::SaQueryStarted { sta });
                 self.send_sa_query(sta, SaQueryAction::Request, first_id)?;
             }
-            return Ok(());
+            return Err(Error::Refused(StatusCode::ASSOC_REJECTED_TEMPORARILY));
         }
         let ssid = f.elements().ssid();
         if ssid != Some(self.cfg.ssid.as_bytes()) {

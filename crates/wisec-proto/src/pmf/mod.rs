@@ -248,6 +248,7 @@ impl Error {
             Error::Integrity => "bad-mic",
             Error::Replayed => "replayed",
             Error::MissingMme => "missing-mme",
+            Error::Refused(s) if s.0 == 30 => "rejected-temporarily",
             Error::Refused(_) => "refused",
             Error::Negotiation(_) => "negotiation",
             Error::NotAssociated => "not-associated",
