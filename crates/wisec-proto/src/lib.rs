@@ -11,6 +11,10 @@
 //!   also run the group key handshake of [`group_key`].
 //! - `tracker` (with the `alloc` feature): follows the RSN handshakes of a
 //!   capture passively and derives the keys of every station it can.
+//! - [`pmf`]: 802.11w management frame protection: MFPC/MFPR
+//!   negotiation, protected robust management frames, SA Query.
+//! - [`discosec`]: DiscoSec access point and station (seed 003).
+//! - [`time`]: the caller's clock as an opaque instant.
 //!
 //! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
@@ -23,6 +27,7 @@ extern crate alloc;
 pub mod discosec;
 pub mod fourway;
 pub mod group_key;
+pub mod pmf;
 pub mod rsn;
 pub mod time;
 

@@ -82,8 +82,15 @@ enum Command {
     Synth(crate::synth::cli::SynthArgs),
     /// Run the lab's simulated experiments
     Lab(crate::lab::LabArgs),
-    /// Benchmarks: `wisec bench crypto` times every suite beside its peers,
-    /// `wisec bench decrypt` decrypts a large capture beside airdecap-ng and tshark
+    /// Attacks on management frames against no protection, 802.11w and
+    /// DiscoSec, on a virtual channel
+    Attack {
+        #[command(subcommand)]
+        what: crate::attack::cli::AttackCommand,
+    },
+    /// Benchmarks: `crypto` times every suite beside its peers, `decrypt`
+    /// decrypts a large capture beside airdecap-ng and tshark, `discosec`
+    /// times DiscoSec beside OpenSSL
     Bench {
         #[command(subcommand)]
         what: crate::bench::BenchCommand,
@@ -290,6 +297,10 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
+        Command::Attack { what } => crate::attack::cli::main(what).map_err(|e| match e {
+            crate::attack::cli::Error::Usage(m) => usage(m),
+            crate::attack::cli::Error::Runtime(e) => Failure::Runtime(e),
+        }),
         Command::Bench { what } => crate::bench::run(what),
     }
 }

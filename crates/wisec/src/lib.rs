@@ -1,12 +1,15 @@
 //! wisec: wireless link security. The std library behind the `wisec`
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
 //! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
-//! protected sessions ([`synth`]), the lab ([`lab`]), the benchmarks
-//! ([`bench`](mod@bench)) and the command line ([`cli`]).
+//! protected sessions ([`synth`]), the lab ([`lab`]), the attack runner
+//! ([`attack`]), the benchmarks ([`bench`](mod@bench), [`bench_decrypt`],
+//! [`bench_discosec`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod attack;
 pub mod bench;
 pub mod bench_decrypt;
+pub mod bench_discosec;
 pub mod capture;
 pub mod cli;
 pub mod keys;

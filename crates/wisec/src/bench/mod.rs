@@ -38,6 +38,9 @@ pub enum BenchCommand {
     /// Decrypt a large wisec synth capture (1 million CCMP frames) from its
     /// passphrase with wisec, airdecap-ng and tshark, and compare frames/s
     Decrypt(crate::bench_decrypt::DecryptBenchArgs),
+    /// DiscoSec key exchange per curve and MAC time per frame size, beside
+    /// OpenSSL
+    Discosec(crate::bench_discosec::DiscosecArgs),
 }
 
 const CRYPTO_HELP: &str = "\
@@ -108,6 +111,10 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
             crate::bench_decrypt::print(&r, json);
             Ok(())
         }
+        BenchCommand::Discosec(a) => crate::bench_discosec::main(a).map_err(|e| match e {
+            crate::bench_discosec::Error::Usage(m) => Failure::Usage(m),
+            crate::bench_discosec::Error::Runtime(e) => Failure::Runtime(e),
+        }),
     }
 }
 
