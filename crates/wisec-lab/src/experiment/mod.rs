@@ -12,6 +12,7 @@
 //! [`TrialEnv::observer`] when one is set, for the channel pcap; the
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
+pub mod overhead;
 pub mod saturation;
 
 use crate::cost::Calibration;
@@ -539,10 +540,13 @@ pub trait Experiment {
 
 /// The experiment `name` configured by `opts`, for the experiments that
 /// implement [`Experiment`].
-pub fn create(name: &str, _opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
-    Err(ExperimentError(format!(
-        "no experiment '{name}' behind the generic interface"
-    )))
+pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
+    match name {
+        "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
+        _ => Err(ExperimentError(format!(
+            "no experiment '{name}' behind the generic interface"
+        ))),
+    }
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and
