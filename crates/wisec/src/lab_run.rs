@@ -105,10 +105,16 @@ fn write(dir: &Path, name: &str, body: &str) -> anyhow::Result<()> {
 
 /// The report as Markdown.
 pub fn markdown(report: &Report) -> String {
-    let mut md = format!("# {}\n\n{}\n\n## Parameters\n\n", report.experiment, report.description);
+    let mut md = format!(
+        "# {}\n\n{}\n\n## Parameters\n\n",
+        report.experiment, report.description
+    );
     md.push_str("| parameter | value | meaning |\n|---|---|---|\n");
     for p in &report.parameters {
-        md.push_str(&format!("| {} | {} | {} |\n", p.name, p.value, p.description));
+        md.push_str(&format!(
+            "| {} | {} | {} |\n",
+            p.name, p.value, p.description
+        ));
     }
     md.push_str("\n## Results\n\n");
     for t in &report.tables {
@@ -146,7 +152,9 @@ pub fn run(a: GenericArgs) -> Result<(), Failure> {
     let cal = match &a.calibration {
         Some(p) => load_calibration(p)?,
         None => {
-            eprintln!("measuring the crypto cost model (give --calibration FILE for reproducible runs)");
+            eprintln!(
+                "measuring the crypto cost model (give --calibration FILE for reproducible runs)"
+            );
             Calibration::measure(500)
         }
     };
@@ -173,7 +181,11 @@ pub fn run(a: GenericArgs) -> Result<(), Failure> {
         let _ = std::io::stderr().flush();
         if let Some(dir) = &a.out {
             let text = serde_json::to_string_pretty(&r).context("encoding a trial")?;
-            write(&dir.join("trials"), &format!("{}.json", spec.label), &(text + "\n"))?;
+            write(
+                &dir.join("trials"),
+                &format!("{}.json", spec.label),
+                &(text + "\n"),
+            )?;
         }
         results.push(r);
     }
