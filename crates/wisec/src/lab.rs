@@ -14,7 +14,14 @@ Examples:
   wisec lab run saturation
 
   # 802.11g, RTS/CTS only, three trials, results as JSON and CSV in out/
-  wisec lab run saturation --phy g --rts --trials 3 --out out";
+  wisec lab run saturation --phy g --rts --trials 3 --out out
+
+  # seed 001's overhead experiment, reproducibly from a calibration file
+  wisec lab calibrate --out cal.json
+  wisec lab run overhead --calibration cal.json --out overhead
+
+  # a small version: 11 Mb/s, 100 KB transfers, one trial
+  wisec lab run overhead --quick --set suites=open,ccmp128,tkip";
 
 /// Arguments of `wisec lab`.
 #[derive(Debug, Args)]
@@ -30,6 +37,8 @@ enum LabCommand {
     /// Run a built-in experiment
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
+    /// Measure this machine's crypto costs for the lab's cost model
+    Calibrate(crate::lab_run::CalibrateArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -73,9 +82,22 @@ struct RunArgs {
     /// Seed of every run's random streams
     #[arg(long, value_name = "S", default_value_t = 1)]
     seed: u64,
-    /// Runs per point, each with its own derived seed
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    trials: u32,
+    /// Runs per point, each with its own derived seed (default: 1 for
+    /// saturation, 10 for overhead)
+    #[arg(long, value_name = "N")]
+    trials: Option<u32>,
+    /// A reduced version of the experiment (overhead: 11 Mb/s only,
+    /// 100 KB transfers, one trial)
+    #[arg(long)]
+    quick: bool,
+    /// The crypto cost model from a file written by 'wisec lab calibrate'
+    /// (default: measured at start, which makes runs machine-dependent)
+    #[arg(long, value_name = "FILE")]
+    calibration: Option<PathBuf>,
+    /// Set an experiment parameter (overhead: suites, rates, measures,
+    /// bytes, soho, ap, sta, soho-ap); repeatable
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
     /// The standard's retry limits and EIFS instead of the model's
     /// assumptions (no retry limit, DIFS after a collision)
     #[arg(long)]
@@ -98,6 +120,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             Ok(())
         }
         LabCommand::Run(r) => run_experiment(r),
+        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
     }
 }
 
@@ -110,6 +133,19 @@ fn run_experiment(a: RunArgs) -> Result<(), Failure> {
             names.join(", ")
         )));
     }
+    if a.name != "saturation" {
+        return crate::lab_run::run(crate::lab_run::GenericArgs {
+            name: a.name,
+            seed: a.seed,
+            trials: a.trials,
+            quick: a.quick,
+            calibration: a.calibration,
+            set: a.set,
+            out: a.out,
+            json: a.json,
+        });
+    }
+    let trials = a.trials.unwrap_or(1);
     if a.stations.is_empty() || a.stations.iter().any(|&n| n == 0 || n > 1000) {
         return Err(Failure::Usage(
             "--stations: give counts from 1 to 1000".to_string(),
@@ -120,7 +156,7 @@ fn run_experiment(a: RunArgs) -> Result<(), Failure> {
             "--seconds: give a duration above 0 and at most 3600".to_string(),
         ));
     }
-    if a.trials == 0 || a.trials > 1000 {
+    if trials == 0 || trials > 1000 {
         return Err(Failure::Usage("--trials: give 1 to 1000".to_string()));
     }
     let phy = match a.phy {
@@ -138,7 +174,7 @@ fn run_experiment(a: RunArgs) -> Result<(), Failure> {
         },
         seconds: a.seconds,
         seed: a.seed,
-        trials: a.trials,
+        trials,
         model_assumptions: !a.standard_mac,
         ..Default::default()
     };

@@ -14,6 +14,7 @@ pub mod capture;
 pub mod cli;
 pub mod keys;
 pub mod lab;
+pub mod lab_run;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
