@@ -8,6 +8,10 @@
 //!
 //! With `path` (`portable`, `aesni`, `avx2`, `avx512`) only that batch
 //! path runs (for profiling); `body` lists the sizes.
+//!
+//! `batch_speed ceiling` measures the AES round instruction (latency and
+//! throughput on xmm, ymm, zmm) and the core clock, and prints the CCM
+//! bounds they set.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -158,6 +162,11 @@ thread_local! {
 }
 
 fn main() {
+    #[cfg(target_arch = "x86_64")]
+    if std::env::args().nth(1).as_deref() == Some("ceiling") {
+        ceiling::run();
+        return;
+    }
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1024);
     let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(21);
@@ -172,4 +181,146 @@ fn main() {
     println!("GB/s of body, best of {reps} runs of {n} frames; batch paths as protect/unprotect");
     suite!("CCMP-128", Ccmp128, [0x42u8; 16], n, reps);
     suite!("CCMP-256", Ccmp256, [0x24u8; 32], n, reps);
+}
+
+/// `batch_speed ceiling`: the AES round instruction's latency and
+/// throughput at each vector width and the core clock, measured here, and
+/// the CCM bounds they give (CCM-128 costs 20 AES rounds per 16-byte
+/// block: 10 for the CBC-MAC, 10 for CTR).
+#[cfg(target_arch = "x86_64")]
+mod ceiling {
+    use std::arch::x86_64::*;
+    use std::time::Instant;
+
+    const N: u64 = 200_000;
+
+    /// Best of 200 runs of `f`, in seconds per unit `f` reports.
+    fn best(f: impl Fn() -> (f64, u64)) -> f64 {
+        (0..200)
+            .map(|_| {
+                let (s, n) = f();
+                s / n as f64
+            })
+            .fold(f64::MAX, f64::min)
+    }
+
+    fn timed<T>(f: impl FnOnce() -> T) -> f64 {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        t.elapsed().as_secs_f64()
+    }
+
+    /// Seconds per cycle: a chain of dependent 64-bit multiplies (3 cycles
+    /// each on current x86 cores).
+    fn cycle() -> f64 {
+        best(|| {
+            let mut x: u64 = std::hint::black_box(3);
+            let s = timed(|| {
+                for _ in 0..N {
+                    for _ in 0..8 {
+                        x = std::hint::black_box(x).wrapping_mul(x);
+                    }
+                }
+                x
+            });
+            (s, N * 8 * 3)
+        })
+    }
+
+    macro_rules! width {
+        ($name:ident, $feat:literal, $t:ty, $set:expr, $enc:ident) => {
+            /// (latency, reciprocal throughput) in seconds.
+            #[target_feature(enable = $feat)]
+            unsafe fn $name() -> (f64, f64) {
+                let k: $t = $set(7);
+                let lat = best(|| {
+                    let mut x: $t = $set(1);
+                    let s = timed(|| {
+                        for _ in 0..N {
+                            for _ in 0..8 {
+                                x = $enc(x, k);
+                            }
+                        }
+                        x
+                    });
+                    (s, N * 8)
+                });
+                let tput = best(|| {
+                    let mut x: [$t; 12] = core::array::from_fn(|i| $set(i as i32));
+                    let s = timed(|| {
+                        for _ in 0..N {
+                            for v in x.iter_mut() {
+                                *v = $enc(*v, k);
+                            }
+                        }
+                        x
+                    });
+                    (s, N * 12)
+                });
+                (lat, tput)
+            }
+        };
+    }
+    width!(xmm, "aes", __m128i, _mm_set1_epi32, _mm_aesenc_si128);
+    width!(
+        ymm,
+        "avx2,vaes",
+        __m256i,
+        _mm256_set1_epi32,
+        _mm256_aesenc_epi128
+    );
+    width!(
+        zmm,
+        "avx512f,vaes",
+        __m512i,
+        _mm512_set1_epi32,
+        _mm512_aesenc_epi128
+    );
+
+    pub fn run() {
+        let c = cycle();
+        println!("core clock (dependent imul chain): {:.2} GHz", 1e-9 / c);
+        let mut best_rate = 0.0f64;
+        let mut rows = vec![("xmm", 1.0, unsafe_call(xmm, "aes"))];
+        if std::is_x86_feature_detected!("vaes") && std::is_x86_feature_detected!("avx2") {
+            rows.push(("ymm", 2.0, unsafe_call(ymm, "vaes")));
+        }
+        if std::is_x86_feature_detected!("vaes") && std::is_x86_feature_detected!("avx512f") {
+            rows.push(("zmm", 4.0, unsafe_call(zmm, "vaes")));
+        }
+        for (name, blocks, r) in rows {
+            let Some((lat, tput)) = r else { continue };
+            let rate = blocks * c / tput;
+            best_rate = best_rate.max(rate);
+            println!(
+                "aesenc {name}: latency {:.2} cycles, {:.2} per cycle = {rate:.2} block-rounds per cycle",
+                lat / c,
+                c / tput
+            );
+            println!(
+                "  CCM-128 bound with {name}: {:.2} cycles per block, {:.2} GB/s",
+                20.0 / rate,
+                16.0 * rate / 20.0 / c / 1e9
+            );
+        }
+        println!(
+            "one CBC-MAC chain (10 dependent rounds per block): {:.2} GB/s; batch ceiling {:.2} GB/s",
+            16.0 / (10.0 * xmm_latency(c)) / 1e9,
+            16.0 * best_rate / 20.0 / c / 1e9
+        );
+    }
+
+    fn xmm_latency(c: f64) -> f64 {
+        unsafe_call(xmm, "aes").map_or(3.0 * c, |(l, _)| l)
+    }
+
+    fn unsafe_call(f: unsafe fn() -> (f64, f64), feat: &str) -> Option<(f64, f64)> {
+        let ok = match feat {
+            "aes" => std::is_x86_feature_detected!("aes"),
+            _ => std::is_x86_feature_detected!("vaes"),
+        };
+        // SAFETY: the instruction set of `f` was detected just above (the
+        // callers check AVX2/AVX-512F beside VAES).
+        ok.then(|| unsafe { f() })
+    }
 }
