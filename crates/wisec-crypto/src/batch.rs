@@ -618,7 +618,7 @@ fn run_chunk(
             fc[1] &= !0x40;
             buf[..2].copy_from_slice(&fc);
             let plain_len = m.hlen + m.body_len;
-            buf[plain_len..m.total].zeroize();
+            simd::wipe_bytes(&mut buf[plain_len..m.total]);
             status[i] = Status::Unprotected(Unprotected::new(plain_len, m.pn, m.key_id));
             ok += 1;
         } else {

@@ -194,6 +194,20 @@ impl Lanes {
     }
 }
 
+/// [`wipe`] for a byte slice: 16 bytes per volatile store, then the
+/// remaining bytes one by one.
+pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
+    let mut chunks = bytes.chunks_exact_mut(16);
+    for c in &mut chunks {
+        let p: *mut Blk = c.as_mut_ptr().cast();
+        // SAFETY: `c` is a live, exclusive 16-byte slice, so `p` is valid
+        // for a write of one `Blk` (alignment 1).
+        unsafe { core::ptr::write_volatile(p, [0u8; 16]) };
+    }
+    chunks.into_remainder().zeroize();
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 impl Drop for Lanes {
     fn drop(&mut self) {
         wipe(&mut self.mac);
