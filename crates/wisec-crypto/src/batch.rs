@@ -39,6 +39,7 @@
 
 use wisec_wire::mac_header::Header;
 use wisec_wire::security::{CcmpHeader, CCMP_HEADER_LEN, PN_MAX};
+use wisec_wire::FrameControl;
 use zeroize::Zeroize;
 
 use crate::ccm::{self, Ccm};
@@ -266,7 +267,8 @@ macro_rules! batch_api {
 batch_api!(Ccmp128);
 batch_api!(Ccmp256);
 
-/// Where a prepared frame's parts are.
+/// Where a prepared frame's parts are. The nonce is not kept: it is
+/// octets 1..14 of the frame's `A_0` in the chunk.
 #[derive(Clone, Copy)]
 struct Meta {
     ok: bool,
@@ -277,7 +279,6 @@ struct Meta {
     total: usize,
     pn: u64,
     key_id: u8,
-    nonce: [u8; NONCE_LEN],
 }
 
 const NO_META: Meta = Meta {
@@ -288,7 +289,6 @@ const NO_META: Meta = Meta {
     total: 0,
     pn: 0,
     key_id: 0,
-    nonce: [0; NONCE_LEN],
 };
 
 fn xor(a: &Blk, b: &Blk) -> Blk {
@@ -299,26 +299,74 @@ fn xor(a: &Blk, b: &Blk) -> Blk {
     o
 }
 
-/// Fills the CCM blocks of frame `i`: `B_0`, the two AAD blocks (2-byte
-/// length prefix, AAD, zero padding: RFC 3610, 2.2) and `A_0`.
+/// The CCM nonce of frame `i`, as [`fill`] put it into `A_0`.
+fn nonce_of(ch: &Chunk, i: usize) -> [u8; NONCE_LEN] {
+    let mut n = [0u8; NONCE_LEN];
+    if let Some(a0) = ch.a0.get(i) {
+        n.copy_from_slice(&a0[1..1 + NONCE_LEN]);
+    }
+    n
+}
+
+/// Fills the CCM blocks of frame `i` straight from the octets of its MAC
+/// header `h` (already checked to hold the `fc` header of a data or
+/// management frame): `B_0`, `A_0`, and the two AAD blocks (2-octet length
+/// prefix, AAD, zero padding: RFC 3610, 2.2). The AAD and nonce are
+/// those of [`ccmp::aad`] and [`ccmp::nonce`], built in place without
+/// the intermediate copies (the per-frame work that dominates small
+/// frames); `tests/batch_paths.rs` checks every header kind against the
+/// reference built on those functions.
 fn fill(
     ch: &mut Chunk,
     i: usize,
-    nonce: &[u8; NONCE_LEN],
-    aad: &[u8],
+    h: &[u8],
+    fc: FrameControl,
+    pn: u64,
     body_len: usize,
     tag_len: usize,
-) {
-    ch.b0[i] = ccm::b0(nonce, aad.len(), body_len, tag_len, CCM_L).into();
-    ch.a0[i] = ccm::ctr_block(nonce, CCM_L, 0).into();
+) -> Result<()> {
+    let a4 = fc.has_addr4();
+    let qos = fc.is_qos_data();
+    // 12.5.3.3.3: FC (masked) || A1 || A2 || A3 || SC (sequence number
+    // masked) || A4 if present || QC (TID only) if present.
+    let aad_len = 22 + if a4 { 6 } else { 0 } + if qos { 2 } else { 0 };
     let mut ab = [0u8; 32];
-    let (prefix, n) = ccm::encode_aad_len(aad.len());
-    ab[..n.min(2)].copy_from_slice(&prefix[..n.min(2)]);
-    for (d, s) in ab[2..].iter_mut().zip(aad) {
-        *d = *s;
+    ab[1] = aad_len as u8;
+    ab[2..4].copy_from_slice(&ccmp::aad_frame_control(fc).to_bytes());
+    ab[4..22].copy_from_slice(h.get(4..22).ok_or(Error::Malformed)?);
+    ab[22] = h.get(22).ok_or(Error::Malformed)? & 0x0f;
+    let mut tid = 0;
+    if a4 {
+        ab[24..30].copy_from_slice(h.get(24..30).ok_or(Error::Malformed)?);
     }
-    ch.aad1[i].copy_from_slice(&ab[..16]);
-    ch.aad2[i].copy_from_slice(&ab[16..]);
+    if qos {
+        let at = if a4 { 30 } else { 24 };
+        tid = h.get(at).ok_or(Error::Malformed)? & 0x0f;
+        ab[at] = tid;
+    }
+    // 12.5.3.3.4: Nonce Flags (priority, Management bit) || A2 || PN5..PN0.
+    let mut a0 = [0u8; 16];
+    a0[0] = (CCM_L - 1) as u8;
+    a0[1] = tid | if fc.is_mgmt() { 0x10 } else { 0 };
+    a0[2..8].copy_from_slice(&ab[10..16]);
+    a0[8..14].copy_from_slice(&ccmp::pn_be(pn));
+    // RFC 3610, 2.2: B_0 flags = Adata || M' || L'.
+    let mut b0 = a0;
+    b0[0] = 0x40 | ((((tag_len - 2) / 2) as u8 & 7) << 3) | (CCM_L - 1) as u8;
+    b0[14..].copy_from_slice(&(body_len as u16).to_be_bytes());
+    let (Some(cb0), Some(ca0), Some(c1), Some(c2)) = (
+        ch.b0.get_mut(i),
+        ch.a0.get_mut(i),
+        ch.aad1.get_mut(i),
+        ch.aad2.get_mut(i),
+    ) else {
+        return Err(Error::InvalidParameter);
+    };
+    *cb0 = b0;
+    *ca0 = a0;
+    c1.copy_from_slice(&ab[..16]);
+    c2.copy_from_slice(&ab[16..]);
+    Ok(())
 }
 
 /// The checks and frame layout of the single-frame protect
@@ -340,8 +388,11 @@ fn prepare_protect(
     let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
     let header = Header::new_checked(frame)?;
     let fc = header.frame_control();
-    // Control and extension frames are refused (Unsupported) first.
-    let aad = ccmp::aad(&header)?;
+    // Control and extension frames are refused (Unsupported) first, as
+    // `ccmp::aad` does.
+    if !(fc.is_data() || fc.is_mgmt()) {
+        return Err(Error::Unsupported);
+    }
     if fc.protected() || fc.is_null_data() {
         return Err(Error::Unsupported);
     }
@@ -354,13 +405,12 @@ fn prepare_protect(
     if buf.len() < total {
         return Err(Error::BufferTooSmall);
     }
-    let nonce = ccmp::nonce(&header, pn)?;
+    fill(ch, i, buf, fc, pn, body_len, tag_len)?;
     let mut new_fc = fc;
     new_fc.set_protected(true);
     buf[..2].copy_from_slice(&new_fc.to_bytes());
     buf.copy_within(hlen..len, hlen + CCMP_HEADER_LEN);
     CcmpHeader { pn, key_id }.emit(&mut buf[hlen..hlen + CCMP_HEADER_LEN])?;
-    fill(ch, i, &nonce, aad.as_bytes(), body_len, tag_len);
     Ok(Meta {
         ok: true,
         hlen,
@@ -369,7 +419,6 @@ fn prepare_protect(
         total,
         pn,
         key_id,
-        nonce,
     })
 }
 
@@ -396,9 +445,7 @@ fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize
     }
     // 12.5.3.4.4: ExtIV must be set.
     let sec = CcmpHeader::parse(header.payload())?;
-    let aad = ccmp::aad(&header)?;
-    let nonce = ccmp::nonce(&header, sec.pn)?;
-    fill(ch, i, &nonce, aad.as_bytes(), body_len, tag_len);
+    fill(ch, i, frame, fc, sec.pn, body_len, tag_len)?;
     Ok(Meta {
         ok: true,
         hlen,
@@ -407,7 +454,6 @@ fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize
         total: n,
         pn: sec.pn,
         key_id: sec.key_id,
-        nonce,
     })
 }
 
@@ -572,14 +618,14 @@ fn run_chunk(
             fc[1] &= !0x40;
             buf[..2].copy_from_slice(&fc);
             let plain_len = m.hlen + m.body_len;
-            buf[plain_len..m.total].zeroize();
+            simd::wipe_bytes(&mut buf[plain_len..m.total]);
             status[i] = Status::Unprotected(Unprotected::new(plain_len, m.pn, m.key_id));
             ok += 1;
         } else {
             // Put the ciphertext back: the frame is handed back as given.
             ccm::apply_ctr(
                 eng.cipher(),
-                &m.nonce,
+                &nonce_of(ch, i),
                 CCM_L,
                 1,
                 &mut buf[m.body_start..body_end],

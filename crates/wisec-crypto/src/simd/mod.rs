@@ -139,11 +139,25 @@ impl Chunk {
 impl Drop for Chunk {
     fn drop(&mut self) {
         // Keystream, MAC values and plaintext tails.
-        self.mac.zeroize();
-        self.ks.zeroize();
-        self.s0.zeroize();
-        self.tail.zeroize();
+        wipe(&mut self.mac);
+        wipe(&mut self.ks);
+        wipe(&mut self.s0);
+        wipe(&mut self.tail);
     }
+}
+
+/// Overwrites `blocks` with zeros, one 16-byte volatile store per block
+/// (`Zeroize` on byte arrays stores one byte at a time, which cost more
+/// than the AES work of a batch of small frames), then fences so the
+/// stores are not moved past what follows.
+pub(crate) fn wipe(blocks: &mut [Blk]) {
+    for b in blocks.iter_mut() {
+        let p: *mut Blk = b;
+        // SAFETY: `p` comes from a live `&mut Blk`, so it is valid, aligned
+        // and not aliased for this write of one `Blk`.
+        unsafe { core::ptr::write_volatile(p, [0u8; 16]) };
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 /// The frames in flight in the body pipeline. Lane `j < active` works on
@@ -180,11 +194,25 @@ impl Lanes {
     }
 }
 
+/// [`wipe`] for a byte slice: 16 bytes per volatile store, then the
+/// remaining bytes one by one.
+pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
+    let mut chunks = bytes.chunks_exact_mut(16);
+    for c in &mut chunks {
+        let p: *mut Blk = c.as_mut_ptr().cast();
+        // SAFETY: `c` is a live, exclusive 16-byte slice, so `p` is valid
+        // for a write of one `Blk` (alignment 1).
+        unsafe { core::ptr::write_volatile(p, [0u8; 16]) };
+    }
+    chunks.into_remainder().zeroize();
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 impl Drop for Lanes {
     fn drop(&mut self) {
-        self.mac.zeroize();
-        self.ks.zeroize();
-        self.ctr.zeroize();
+        wipe(&mut self.mac);
+        wipe(&mut self.ks);
+        wipe(&mut self.ctr);
     }
 }
 

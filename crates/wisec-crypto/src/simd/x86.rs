@@ -226,6 +226,8 @@ trait Vector: Copy {
     unsafe fn xor(self, o: Self) -> Self;
     unsafe fn enc(self, k: Self) -> Self;
     unsafe fn enclast(self, k: Self) -> Self;
+    /// The last decryption round (InvShiftRows, InvSubBytes, xor `k`).
+    unsafe fn declast(self, k: Self) -> Self;
     /// Byte reversal per block.
     unsafe fn rev(self, ctl: Self) -> Self;
     /// 16-bit add per block.
@@ -274,6 +276,10 @@ impl Vector for X {
     #[inline(always)]
     unsafe fn enclast(self, k: X) -> X {
         X(_mm_aesenclast_si128(self.0, k.0))
+    }
+    #[inline(always)]
+    unsafe fn declast(self, k: X) -> X {
+        X(_mm_aesdeclast_si128(self.0, k.0))
     }
     #[inline(always)]
     unsafe fn rev(self, ctl: X) -> X {
@@ -325,6 +331,10 @@ impl Vector for Y {
     #[inline(always)]
     unsafe fn enclast(self, k: Y) -> Y {
         Y(_mm256_aesenclast_epi128(self.0, k.0))
+    }
+    #[inline(always)]
+    unsafe fn declast(self, k: Y) -> Y {
+        Y(_mm256_aesdeclast_epi128(self.0, k.0))
     }
     #[inline(always)]
     unsafe fn rev(self, ctl: Y) -> Y {
@@ -387,6 +397,10 @@ impl Vector for Z {
     #[inline(always)]
     unsafe fn enclast(self, k: Z) -> Z {
         Z(_mm512_aesenclast_epi128(self.0, k.0))
+    }
+    #[inline(always)]
+    unsafe fn declast(self, k: Z) -> Z {
+        Z(_mm512_aesdeclast_epi128(self.0, k.0))
     }
     #[inline(always)]
     unsafe fn rev(self, ctl: Z) -> Z {
@@ -527,19 +541,27 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let k = round_keys::<T, NR>(rk);
     let rev = T::splat(&REV);
     let one = T::splat(&ONE);
-    let mut mac = [k[0]; G];
+    // The MAC chain keeps each lane one round short: `x` is the state
+    // before the last round, and the last round of block s is done with
+    // the key `k[NR] ^ k[0] ^ P_{s+1}`, which yields `MAC_s ^ P_{s+1}`
+    // already whitened with round key 0: the xors leave the chain, whose
+    // latency is then the AES rounds alone. `declast(mac ^ k[NR], 0)`
+    // inverts the last round's ShiftRows and SubBytes (FIPS 197, 5.3), so
+    // that the first step starts from the MAC value handed in.
+    let kx = k[NR].xor(k[0]);
+    let zero = T::splat(&[0; 16]);
+    let mut x = [k[0]; G];
     let mut ks = [k[0]; G];
     let mut ctr = [k[0]; G];
     let mut n = [0usize; G];
     for g in 0..G {
-        mac[g] = T::load(mac_s.add(g * T::B));
+        x[g] = T::load(mac_s.add(g * T::B)).xor(k[NR]).declast(zero);
         ks[g] = T::load(ks_s.add(g * T::B));
         ctr[g] = T::load(ctr_s.add(g * T::B)).rev(rev);
         n[g] = active.saturating_sub(g * T::B).min(T::B);
     }
     for s in 0..steps {
         let off = 16 * s;
-        let mut x = [k[0]; G];
         let mut c = [k[0]; G];
         for g in 0..G {
             let lanes = &p[g * T::B..];
@@ -547,7 +569,7 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             let o = d.xor(ks[g]);
             o.scatter(lanes, off, n[g]);
             let pt = if DEC { o } else { d };
-            x[g] = mac[g].xor(pt).xor(k[0]);
+            x[g] = x[g].enclast(kx.xor(pt));
             c[g] = ctr[g].rev(rev).xor(k[0]);
             ctr[g] = ctr[g].add16(one);
         }
@@ -558,12 +580,11 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             }
         }
         for g in 0..G {
-            mac[g] = x[g].enclast(k[NR]);
             ks[g] = c[g].enclast(k[NR]);
         }
     }
     for g in 0..G {
-        mac[g].store(mac_s.add(g * T::B));
+        x[g].enclast(k[NR]).store(mac_s.add(g * T::B));
         ks[g].store(ks_s.add(g * T::B));
         ctr[g].rev(rev).store(ctr_s.add(g * T::B));
     }
