@@ -182,7 +182,45 @@ pub trait FrameProtector {
 }
 
 /// Compares two tags in constant time (for equal lengths).
+///
+/// The differences of all bytes are OR-ed together eight at a time with no
+/// data-dependent branch, and only the accumulated word goes through
+/// `subtle`'s constant-time comparison: the time depends on the length
+/// alone, and a 16-byte MIC costs two word operations instead of sixteen
+/// byte comparisons.
 pub(crate) fn ct_eq(a: &[u8], b: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
-    a.len() == b.len() && bool::from(a.ct_eq(b))
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut diff = 0u64;
+    let (ca, ra) = a.as_chunks::<8>();
+    let (cb, rb) = b.as_chunks::<8>();
+    for (x, y) in ca.iter().zip(cb) {
+        diff |= u64::from_ne_bytes(*x) ^ u64::from_ne_bytes(*y);
+    }
+    for (x, y) in ra.iter().zip(rb) {
+        diff |= u64::from(x ^ y);
+    }
+    bool::from(diff.ct_eq(&0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ct_eq;
+
+    #[test]
+    fn ct_eq_finds_any_difference() {
+        let a: [u8; 19] = core::array::from_fn(|i| i as u8 * 7);
+        assert!(ct_eq(&a, &a));
+        assert!(ct_eq(&[], &[]));
+        assert!(!ct_eq(&a, &a[..18]));
+        for i in 0..a.len() {
+            for bit in 0..8 {
+                let mut b = a;
+                b[i] ^= 1 << bit;
+                assert!(!ct_eq(&a, &b), "byte {i} bit {bit}");
+            }
+        }
+    }
 }
