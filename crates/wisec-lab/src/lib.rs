@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod bianchi;
+pub mod cost;
 pub mod experiment;
 pub mod frames;
 pub mod node;

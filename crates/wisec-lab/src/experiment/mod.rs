@@ -1,6 +1,28 @@
-//! The lab's built-in experiments.
+//! The lab's built-in experiments, and the interface between an experiment
+//! and whatever runs it and writes its report.
+//!
+//! An experiment is a plan of independent trials ([`Experiment::plan`]),
+//! each a pure function of its [`TrialSpec`] (which carries its seed) and
+//! of the [`Calibration`] ([`Experiment::run_trial`]), and a summary of the
+//! finished trials ([`Experiment::summarize`]). The runner owns the loop:
+//! it can show progress, write each [`TrialResult`] as soon as it exists
+//! (so an interrupted run leaves the completed trials readable), skip
+//! trials already written, and render the [`Report`]'s [`Table`]s and
+//! [`Plot`]s. A trial hands every PPDU of its channels to the
+//! [`TrialEnv::observer`] when one is set, for the channel pcap; the
+//! [`TrialResult::secrets`] tell a decryptor how to read it.
 
 pub mod saturation;
+
+use crate::cost::Calibration;
+use crate::node::ChannelId;
+use crate::phy::PhyStandard;
+use crate::sim::{AirFrame, Simulator};
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::rc::Rc;
 
 /// A built-in experiment, as `wisec lab list` shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,13 +34,576 @@ pub struct ExperimentInfo {
 }
 
 /// Every built-in experiment.
-pub const EXPERIMENTS: &[ExperimentInfo] = &[ExperimentInfo {
-    name: "saturation",
-    summary: "DCF saturation throughput for 1-50 stations, basic access and RTS/CTS, \
+pub const EXPERIMENTS: &[ExperimentInfo] = &[
+    ExperimentInfo {
+        name: "saturation",
+        summary: "DCF saturation throughput for 1-50 stations, basic access and RTS/CTS, \
 beside Bianchi's analytical model (IEEE JSAC 18(3), 2000)",
-}];
+    },
+    ExperimentInfo {
+        name: "overhead",
+        summary: "throughput overhead of WEP, TKIP, CCMP, GCMP and DiscoSec over TCP and \
+UDP at 2, 11 and 54 Mb/s, with ping times, beside seed 001's tables 6-4 to 6-8",
+    },
+];
 
 /// The experiment called `name`.
 pub fn find(name: &str) -> Option<&'static ExperimentInfo> {
     EXPERIMENTS.iter().find(|e| e.name == name)
+}
+
+/// One cell of a [`Table`], or one parameter value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// A flag.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A real number.
+    Num(f64),
+    /// Text.
+    Text(String),
+    /// No value (an empty cell: not measured, not published).
+    Null,
+}
+
+impl Value {
+    /// The value as a float, for integers and reals.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Int(i) => Some(i as f64),
+            Value::Num(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    /// The value as text, for text values.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Integers as they are, reals with up to three decimals (trailing
+    /// zeros kept so that columns align), text as it is, `Null` empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Num(x) if x.is_finite() => write!(f, "{x:.3}"),
+            Value::Num(_) => Ok(()),
+            Value::Text(s) => f.write_str(s),
+            Value::Null => Ok(()),
+        }
+    }
+}
+
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Bool(v)
+    }
+}
+impl From<i64> for Value {
+    fn from(v: i64) -> Value {
+        Value::Int(v)
+    }
+}
+impl From<u32> for Value {
+    fn from(v: u32) -> Value {
+        Value::Int(i64::from(v))
+    }
+}
+impl From<u64> for Value {
+    fn from(v: u64) -> Value {
+        Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
+    }
+}
+impl From<usize> for Value {
+    fn from(v: usize) -> Value {
+        Value::Int(i64::try_from(v).unwrap_or(i64::MAX))
+    }
+}
+impl From<f64> for Value {
+    fn from(v: f64) -> Value {
+        Value::Num(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Value {
+        Value::Text(v.to_string())
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Value {
+        Value::Text(v)
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+
+/// A column of a [`Table`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    /// Short name (CSV header, JSON key).
+    pub name: String,
+    /// Unit ("Mb/s", "ms", "%"), if any.
+    pub unit: Option<String>,
+}
+
+impl Column {
+    /// The header as a report shows it: `name (unit)`.
+    pub fn header(&self) -> String {
+        match &self.unit {
+            Some(u) => format!("{} ({u})", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+/// A table of results: named columns with units and rows of values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Identifier, usable as a file name (`table_6_4`).
+    pub name: String,
+    /// Caption.
+    pub title: String,
+    /// Columns.
+    pub columns: Vec<Column>,
+    /// Rows; each has one value per column.
+    pub rows: Vec<Vec<Value>>,
+    /// Remarks printed under the table (Markdown).
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    /// An empty table.
+    pub fn new(name: &str, title: &str) -> Table {
+        Table {
+            name: name.to_string(),
+            title: title.to_string(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Adds a column (builder style).
+    pub fn column(mut self, name: &str, unit: Option<&str>) -> Table {
+        self.columns.push(Column {
+            name: name.to_string(),
+            unit: unit.map(str::to_string),
+        });
+        self
+    }
+
+    /// Adds a row; it is padded with `Null` or cut to the column count.
+    pub fn push(&mut self, mut row: Vec<Value>) {
+        row.resize(self.columns.len(), Value::Null);
+        self.rows.push(row);
+    }
+
+    /// The index of the column `name`.
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+
+    /// The table as CSV (RFC 4180 quoting), headers with units.
+    pub fn to_csv(&self) -> String {
+        fn cell(s: &str) -> String {
+            if s.contains([',', '"', '\n']) {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                s.to_string()
+            }
+        }
+        let mut out = String::new();
+        let h: Vec<String> = self.columns.iter().map(|c| cell(&c.header())).collect();
+        out.push_str(&h.join(","));
+        out.push('\n');
+        for r in &self.rows {
+            let v: Vec<String> = r
+                .iter()
+                .map(|v| match v {
+                    // Full precision in CSV.
+                    Value::Num(x) if x.is_finite() => format!("{x}"),
+                    other => cell(&other.to_string()),
+                })
+                .collect();
+            out.push_str(&v.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The table as Markdown, with its title and notes.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!("**{}**\n\n", self.title);
+        let h: Vec<String> = self.columns.iter().map(Column::header).collect();
+        out.push_str(&format!("| {} |\n", h.join(" | ")));
+        out.push_str(&format!("|{}\n", "---|".repeat(self.columns.len())));
+        for r in &self.rows {
+            let v: Vec<String> = r
+                .iter()
+                .map(|v| v.to_string().replace('|', "\\|"))
+                .collect();
+            out.push_str(&format!("| {} |\n", v.join(" | ")));
+        }
+        for n in &self.notes {
+            out.push_str(&format!("\n{n}\n"));
+        }
+        out
+    }
+
+    /// The table as aligned plain text, for a terminal.
+    pub fn to_text(&self) -> String {
+        let cells: Vec<Vec<String>> =
+            std::iter::once(self.columns.iter().map(Column::header).collect())
+                .chain(
+                    self.rows
+                        .iter()
+                        .map(|r| r.iter().map(Value::to_string).collect()),
+                )
+                .collect();
+        let n = self.columns.len();
+        let widths: Vec<usize> = (0..n)
+            .map(|i| {
+                cells
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let mut out = format!("{}\n", self.title);
+        for r in &cells {
+            let line: Vec<String> = r
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:>w$}"))
+                .collect();
+            out.push_str(line.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A named parameter of an experiment, for the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    /// Name.
+    pub name: String,
+    /// Value.
+    pub value: Value,
+    /// What it means.
+    pub description: String,
+}
+
+impl Param {
+    /// A parameter.
+    pub fn new(name: &str, value: impl Into<Value>, description: &str) -> Param {
+        Param {
+            name: name.to_string(),
+            value: value.into(),
+            description: description.to_string(),
+        }
+    }
+}
+
+/// One planned trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialSpec {
+    /// Position in the plan (0-based), stable for a given configuration.
+    pub index: usize,
+    /// A unique label usable as a file name (`ccmp128-tcp-11mbps-t03`).
+    pub label: String,
+    /// The trial's seed (derived from the run's seed and the point).
+    pub seed: u64,
+    /// The point's coordinates (suite, transport, rate, trial number...).
+    pub params: BTreeMap<String, Value>,
+}
+
+/// What a channel of a trial is, for the pcap's radiotap headers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelInfo {
+    /// The simulator's channel number.
+    pub id: usize,
+    /// The PHY family.
+    pub phy: PhyStandard,
+    /// Centre frequency, MHz (2437 for channel 6, 5180 for channel 36).
+    pub freq_mhz: u16,
+}
+
+/// How to decrypt what a trial put on the air (the lab's keys are not
+/// secret: they exist so that captures can be checked by other tools).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Secrets {
+    /// The security suite ("open", "wep40", "tkip", "ccmp128",
+    /// "discosec-fast", ...).
+    pub suite: String,
+    /// SSID.
+    pub ssid: String,
+    /// WPA2 passphrase (RSN suites).
+    pub passphrase: Option<String>,
+    /// Static WEP key in hex (WEP suites).
+    pub wep_key_hex: Option<String>,
+}
+
+/// What one trial produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialResult {
+    /// The trial.
+    pub spec: TrialSpec,
+    /// Scalar results by name (`throughput_mbps`, `ping_ms`, ...).
+    pub metrics: BTreeMap<String, Value>,
+    /// Optional per-trial tables (time series, per-station figures).
+    pub tables: Vec<Table>,
+    /// The trial's channels.
+    pub channels: Vec<ChannelInfo>,
+    /// Keys of what went on the air.
+    pub secrets: Option<Secrets>,
+    /// Simulated time at the end of the trial, ns.
+    pub sim_time_ns: u64,
+    /// Simulator events processed.
+    pub events: u64,
+}
+
+impl TrialResult {
+    /// A result with no metrics yet.
+    pub fn new(spec: &TrialSpec) -> TrialResult {
+        TrialResult {
+            spec: spec.clone(),
+            metrics: BTreeMap::new(),
+            tables: Vec::new(),
+            channels: Vec::new(),
+            secrets: None,
+            sim_time_ns: 0,
+            events: 0,
+        }
+    }
+
+    /// The metric `name` as a float.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics.get(name).and_then(Value::as_f64)
+    }
+}
+
+/// A series of a [`Plot`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Legend.
+    pub label: String,
+    /// (x, y) points.
+    pub points: Vec<(f64, f64)>,
+    /// Error half-widths (standard deviations) per point, if any.
+    pub errors: Option<Vec<f64>>,
+}
+
+/// How a [`Plot`] is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PlotKind {
+    /// Lines through the points.
+    Line,
+    /// Grouped bars; x values are category indices into
+    /// [`Plot::categories`].
+    Bars,
+}
+
+/// A figure of the report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plot {
+    /// Identifier, usable as a file name.
+    pub name: String,
+    /// Caption.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// How to draw it.
+    pub kind: PlotKind,
+    /// Category names for [`PlotKind::Bars`].
+    pub categories: Vec<String>,
+    /// The series.
+    pub series: Vec<Series>,
+}
+
+/// The summary of a run: what the Markdown report shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The experiment.
+    pub experiment: String,
+    /// One paragraph on what was run.
+    pub description: String,
+    /// The resolved parameters.
+    pub parameters: Vec<Param>,
+    /// Result tables, the seeds' published figures beside the lab's.
+    pub tables: Vec<Table>,
+    /// Figures.
+    pub plots: Vec<Plot>,
+    /// Remarks: where and why the lab differs from the seeds (Markdown).
+    pub notes: Vec<String>,
+}
+
+/// Options common to every experiment (`wisec lab run NAME ...`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// The run's seed; every trial's seed derives from it.
+    pub seed: u64,
+    /// Trials per point; `None` for the experiment's default.
+    pub trials: Option<u32>,
+    /// A reduced version (shorter transfers, fewer points) for smoke tests.
+    pub quick: bool,
+    /// `name=value` overrides of the experiment's parameters.
+    pub overrides: Vec<(String, String)>,
+}
+
+/// Why an experiment could not be set up or a trial failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExperimentError(pub String);
+
+impl fmt::Display for ExperimentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ExperimentError {}
+
+/// A channel observer shared between the runner and a trial's simulator:
+/// called with every PPDU put on the air (see [`Simulator::set_observer`]).
+pub type SharedObserver = Rc<RefCell<dyn FnMut(&AirFrame<'_>)>>;
+
+/// What a trial gets from the runner besides its spec.
+pub struct TrialEnv<'a> {
+    /// The crypto cost model.
+    pub calibration: &'a Calibration,
+    /// Where to send every PPDU, for the channel pcap.
+    pub observer: Option<SharedObserver>,
+}
+
+impl fmt::Debug for TrialEnv<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TrialEnv")
+            .field("calibration", &self.calibration)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
+}
+
+impl<'a> TrialEnv<'a> {
+    /// An environment without observer.
+    pub fn new(calibration: &'a Calibration) -> TrialEnv<'a> {
+        TrialEnv {
+            calibration,
+            observer: None,
+        }
+    }
+
+    /// Connects the observer, if any, to `channel` of `sim`.
+    pub fn observe(&self, sim: &mut Simulator, channel: ChannelId) {
+        if let Some(o) = &self.observer {
+            let o = Rc::clone(o);
+            sim.set_observer(channel, Box::new(move |f| (o.borrow_mut())(f)));
+        }
+    }
+}
+
+/// An experiment: a plan of independent trials and their summary.
+pub trait Experiment {
+    /// The name given to `wisec lab run`.
+    fn name(&self) -> &str;
+    /// One paragraph on what it measures and how.
+    fn description(&self) -> String;
+    /// The resolved parameters.
+    fn parameters(&self) -> Vec<Param>;
+    /// Every trial, in the order they run.
+    fn plan(&self) -> Vec<TrialSpec>;
+    /// Runs one trial. The same spec and calibration give the same result,
+    /// bit for bit.
+    fn run_trial(
+        &self,
+        spec: &TrialSpec,
+        env: &mut TrialEnv<'_>,
+    ) -> Result<TrialResult, ExperimentError>;
+    /// The report over the finished trials (any subset of the plan).
+    fn summarize(&self, results: &[TrialResult]) -> Report;
+}
+
+/// The experiment `name` configured by `opts`, for the experiments that
+/// implement [`Experiment`].
+pub fn create(name: &str, _opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
+    Err(ExperimentError(format!(
+        "no experiment '{name}' behind the generic interface"
+    )))
+}
+
+/// Runs every trial of `exp` in order, calling `progress` after each, and
+/// returns the results and the summary. Stops at the first failing trial.
+pub fn run_all(
+    exp: &dyn Experiment,
+    env: &mut TrialEnv<'_>,
+    progress: &mut dyn FnMut(usize, usize, &TrialResult),
+) -> Result<(Vec<TrialResult>, Report), ExperimentError> {
+    let plan = exp.plan();
+    let total = plan.len();
+    let mut results = Vec::with_capacity(total);
+    for (i, spec) in plan.iter().enumerate() {
+        let r = exp.run_trial(spec, env)?;
+        progress(i + 1, total, &r);
+        results.push(r);
+    }
+    let report = exp.summarize(&results);
+    Ok((results, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_render_as_csv_markdown_and_text() {
+        let mut t = Table::new("t", "A table")
+            .column("suite", None)
+            .column("throughput", Some("Mb/s"));
+        t.push(vec!["open".into(), 5.25.into()]);
+        t.push(vec!["a,\"b\"".into()]);
+        assert_eq!(
+            t.to_csv(),
+            "suite,throughput (Mb/s)\nopen,5.25\n\"a,\"\"b\"\"\",\n"
+        );
+        let md = t.to_markdown();
+        assert!(md.contains("| suite | throughput (Mb/s) |"), "{md}");
+        assert!(md.contains("| open | 5.250 |"), "{md}");
+        assert!(
+            t.to_text().contains(" open              5.250\n"),
+            "{}",
+            t.to_text()
+        );
+        assert_eq!(t.column_index("throughput"), Some(1));
+    }
+
+    #[test]
+    fn values_round_trip_through_json() {
+        let v = vec![
+            Value::Bool(true),
+            Value::Int(-3),
+            Value::Num(1.5),
+            Value::Text("x".into()),
+            Value::Null,
+        ];
+        let s = serde_json::to_string(&v).unwrap();
+        assert_eq!(s, "[true,-3,1.5,\"x\",null]");
+        let back: Vec<Value> = serde_json::from_str(&s).unwrap();
+        assert_eq!(back, v);
+        assert_eq!(Value::from(Some(2u32)).as_f64(), Some(2.0));
+        assert_eq!(Value::from(None::<u32>), Value::Null);
+    }
 }
