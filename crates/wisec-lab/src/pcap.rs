@@ -4,19 +4,21 @@
 //! giving the rate, the channel and the preamble of each frame.
 //!
 //! The simulator calls a channel observer as each PPDU starts
-//! ([`crate::Simulator::set_observer`]); [`ChannelCapture::observer`] turns
-//! a shared capture into one. Timestamps are the PPDU's start in virtual
+//! ([`crate::Simulator::set_observer`]); [`Recorder::observer`] makes one
+//! that keeps the frames until the trial ends. Timestamps are the PPDU's start in virtual
 //! time since the start of the run (so Wireshark shows dates in January
 //! 1970). The medium carries MPDUs without their FCS, so the radiotap Flags
 //! say none is present.
 
+use crate::experiment::SharedObserver;
 use crate::phy::{PhyProfile, PhyStandard, Rate};
-use crate::sim::{AirFrame, Observer};
+use crate::sim::AirFrame;
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
+use std::sync::Arc;
 use wisec_wire::radiotap::{Channel, RadiotapFlags, RadiotapRepr};
 
 /// LINKTYPE_IEEE802_11_RADIOTAP.
@@ -39,6 +41,15 @@ pub struct RadioChannel {
 }
 
 impl RadioChannel {
+    /// The channel a trial described.
+    pub fn from_info(info: &crate::experiment::ChannelInfo) -> RadioChannel {
+        RadioChannel {
+            freq: info.freq_mhz,
+            standard: info.phy,
+            short_preamble: false,
+        }
+    }
+
     /// Channel 1 (2412 MHz) for 802.11b/g, channel 36 (5180 MHz) for
     /// 802.11a (IEEE Std 802.11-2020, 15.4.4.3 and 17.3.8.4.2).
     pub fn for_profile(phy: &PhyProfile) -> RadioChannel {
@@ -136,70 +147,85 @@ impl<W: Write> PcapWriter<W> {
     }
 }
 
-/// The capture of one channel into a file; shared with the simulator's
-/// observer through [`ChannelCapture::observer`].
-pub struct ChannelCapture {
-    path: PathBuf,
-    channel: RadioChannel,
-    writer: Option<PcapWriter<BufWriter<File>>>,
-    error: Option<io::Error>,
+/// Every PPDU of a trial's channels, kept (the MPDUs are shared, not
+/// copied) until the trial has said what its channels are, then written
+/// as one pcap per channel.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    frames: Vec<(usize, u64, Rate, Arc<[u8]>)>,
+    limit: usize,
+    dropped: u64,
 }
 
-impl ChannelCapture {
-    /// Creates `path` and writes the pcap file header.
-    pub fn create(path: &Path, channel: RadioChannel) -> io::Result<Rc<RefCell<ChannelCapture>>> {
-        let f = File::create(path)?;
-        let writer = PcapWriter::new(BufWriter::new(f))?;
-        Ok(Rc::new(RefCell::new(ChannelCapture {
-            path: path.to_path_buf(),
-            channel,
-            writer: Some(writer),
-            error: None,
-        })))
+impl Recorder {
+    /// A recorder that keeps at most `limit` MPDUs (and counts the rest).
+    pub fn new(limit: usize) -> Rc<RefCell<Recorder>> {
+        Rc::new(RefCell::new(Recorder {
+            frames: Vec::new(),
+            limit,
+            dropped: 0,
+        }))
     }
 
-    /// Records every MPDU of `frame`. The first write error stops the
-    /// capture; [`ChannelCapture::finish`] reports it.
+    /// Records every MPDU of `frame`.
     pub fn record(&mut self, frame: &AirFrame<'_>) {
-        let Some(w) = self.writer.as_mut() else {
-            return;
-        };
-        let rt = self.channel.radiotap(frame.rate);
         for mpdu in frame.mpdus {
-            if let Err(e) = w.write(frame.start.0, &rt, mpdu) {
-                self.error = Some(e);
-                self.writer = None;
-                return;
+            if self.frames.len() < self.limit {
+                self.frames
+                    .push((frame.channel.0, frame.start.0, frame.rate, Arc::clone(mpdu)));
+            } else {
+                self.dropped += 1;
             }
         }
     }
 
-    /// An observer for [`crate::Simulator::set_observer`] that records
-    /// into `capture`.
-    pub fn observer(capture: &Rc<RefCell<ChannelCapture>>) -> Observer {
-        let c = Rc::clone(capture);
-        Box::new(move |f: &AirFrame<'_>| c.borrow_mut().record(f))
+    /// An observer for [`crate::experiment::TrialEnv::observer`].
+    pub fn observer(rec: &Rc<RefCell<Recorder>>) -> SharedObserver {
+        let r = Rc::clone(rec);
+        Rc::new(RefCell::new(move |f: &AirFrame<'_>| {
+            r.borrow_mut().record(f)
+        }))
     }
 
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// MPDUs recorded.
+    pub fn len(&self) -> usize {
+        self.frames.len()
     }
 
-    /// Flushes the file, returning the number of records, or the first
-    /// error met while writing.
-    pub fn finish(&mut self) -> io::Result<u64> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
+    /// True when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// MPDUs left out past the limit.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The channels that carried frames, in order.
+    pub fn channels(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.frames.iter().map(|f| f.0).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Writes the frames of `channel` to `path` as a radiotap pcap,
+    /// returning the number of records.
+    pub fn write_channel(
+        &self,
+        channel: usize,
+        radio: RadioChannel,
+        path: &Path,
+    ) -> io::Result<u64> {
+        let f = File::create(path)?;
+        let mut w = PcapWriter::new(BufWriter::new(f))?;
+        for (_, ns, rate, mpdu) in self.frames.iter().filter(|f| f.0 == channel) {
+            w.write(*ns, &radio.radiotap(*rate), mpdu)?;
         }
-        match self.writer.take() {
-            Some(w) => {
-                let n = w.packets();
-                w.finish()?;
-                Ok(n)
-            }
-            None => Ok(0),
-        }
+        let n = w.packets();
+        w.finish()?;
+        Ok(n)
     }
 }
 

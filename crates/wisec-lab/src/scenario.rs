@@ -17,6 +17,7 @@
 //! `nodes.1.profile`) and a TOML value (`[1, 5, 10]`, `2.5`, `true`), or a
 //! bare word taken as a string (`--set phy.standard=g`).
 
+use crate::experiment::{Experiment, RunOptions};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -73,6 +74,10 @@ pub struct Scenario {
     /// What goes into the output directory.
     #[serde(default)]
     pub output: OutputSection,
+    /// Where it was read from (file name and text), for locating errors
+    /// the experiment finds in its parameters.
+    #[serde(skip)]
+    pub source: Option<(String, String)>,
 }
 
 fn default_seed() -> u64 {
@@ -245,9 +250,6 @@ pub struct ProfileDef {
 fn one() -> f64 {
     1.0
 }
-
-/// The built-in device profiles (seed 003's devices and the host).
-pub const BUILTIN_PROFILES: &[&str] = &["host", "cube", "routerboard", "laptop"];
 
 /// A node's role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -568,8 +570,15 @@ fn parse_only(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
         } else if field.is_none() {
             field = unknown_field_name(&message);
         }
-        if let (None, Some(rest)) = (&field, message.strip_prefix("missing field `")) {
-            field = rest.split('`').next().map(str::to_string);
+        if let Some(name) = message
+            .strip_prefix("missing field `")
+            .and_then(|r| r.split('`').next())
+        {
+            field = Some(match field {
+                Some(f) if !f.ends_with(name) => format!("{f}.{name}"),
+                Some(f) => f,
+                None => name.to_string(),
+            });
         }
         error_at(file, text, inner.span(), field, message)
     })
@@ -619,8 +628,9 @@ impl Scenario {
 
     /// Parses and checks `text`, read from `file`.
     pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-        let s = parse_only(file, text)?;
+        let mut s = parse_only(file, text)?;
         s.check(file, text)?;
+        s.source = Some((file.to_string(), text.to_string()));
         Ok(s)
     }
 
@@ -675,8 +685,13 @@ impl Scenario {
             e.source_line = None;
             e
         })?;
-        // Keep no spans into text the user never saw.
-        s.experiment = Spanned::new(0..0, s.experiment.into_inner());
+        // Spans now point into text the user never saw.
+        s.source = self.source.as_ref().map(|(f, _)| {
+            (
+                format!("{f} with {}", label.trim_start_matches("overrides ")),
+                String::new(),
+            )
+        });
         Ok(s)
     }
 
@@ -706,6 +721,137 @@ impl Scenario {
             .iter()
             .map(|(k, v)| (k.clone(), value_text(v.get_ref())))
             .collect()
+    }
+
+    /// The options of the experiment: seed, trials, quick, and as
+    /// overrides the `[params]` and what the experiment reads of the
+    /// other sections (see [`sections_used`]).
+    pub fn run_options(&self) -> RunOptions {
+        let mut overrides = self.param_overrides();
+        if self.experiment.get_ref() == "saturation" {
+            if let Some(phy) = &self.phy {
+                let p = phy.get_ref();
+                let std = match p.standard {
+                    PhyName::B => "b",
+                    PhyName::G => "g",
+                    PhyName::A => "a",
+                };
+                overrides.push(("phy".into(), std.into()));
+                if let Some(r) = p.rate {
+                    overrides.push(("rate".into(), r.to_string()));
+                }
+                if let Some(sp) = p.short_preamble {
+                    overrides.push(("short_preamble".into(), sp.to_string()));
+                }
+            }
+        }
+        RunOptions {
+            seed: self.seed,
+            trials: self.trials,
+            quick: self.quick,
+            overrides,
+        }
+    }
+
+    /// The experiment this scenario configures. An error the experiment
+    /// reports about one of its parameters (`name: ...`) is located at
+    /// that parameter in the file.
+    pub fn create_experiment(&self) -> Result<Box<dyn Experiment>, ScenarioError> {
+        self.check_sections()?;
+        crate::experiment::create(self.experiment.get_ref(), &self.run_options()).map_err(|e| {
+            let (file, text) = self
+                .source
+                .clone()
+                .unwrap_or_else(|| ("scenario".to_string(), String::new()));
+            let key = e.0.split(':').next().unwrap_or("").trim().to_string();
+            let span = if text.is_empty() {
+                None
+            } else if let Some(sp) = self.param_span(&key) {
+                Some(sp)
+            } else if let Some(phy) = self
+                .phy
+                .as_ref()
+                .filter(|_| matches!(key.as_str(), "phy" | "rate" | "short_preamble"))
+            {
+                let k = if key == "phy" {
+                    "standard"
+                } else {
+                    key.as_str()
+                };
+                Some(key_span(&text, phy.span(), k))
+            } else {
+                None
+            };
+            let field = if self.params.contains_key(&key) {
+                Some(format!("params.{key}"))
+            } else if matches!(key.as_str(), "phy" | "rate" | "short_preamble") {
+                Some(if key == "phy" {
+                    "phy.standard".into()
+                } else {
+                    format!("phy.{key}")
+                })
+            } else {
+                None
+            };
+            let message = match &field {
+                Some(_) => {
+                    e.0.split_once(':')
+                        .map_or(e.0.clone(), |(_, m)| m.trim().to_string())
+                }
+                None => e.0.clone(),
+            };
+            error_at(&file, &text, span, field, message)
+        })
+    }
+
+    /// An error at `span` of the file this scenario came from.
+    fn located(
+        &self,
+        span: std::ops::Range<usize>,
+        field: String,
+        message: String,
+    ) -> ScenarioError {
+        let (file, text) = self
+            .source
+            .clone()
+            .unwrap_or_else(|| ("scenario".to_string(), String::new()));
+        let span = (!text.is_empty()).then_some(span);
+        error_at(&file, &text, span, Some(field), message)
+    }
+
+    /// Rejects sections the experiment does not read.
+    pub fn check_sections(&self) -> Result<(), ScenarioError> {
+        let exp = self.experiment.get_ref();
+        let used = sections_used(exp);
+        let given: [(&str, Option<std::ops::Range<usize>>); 8] = [
+            ("phy", self.phy.as_ref().map(Spanned::span)),
+            ("mac", self.mac.as_ref().map(Spanned::span)),
+            ("security", self.security.as_ref().map(Spanned::span)),
+            ("profiles", self.profiles.first().map(Spanned::span)),
+            ("nodes", self.nodes.first().map(Spanned::span)),
+            ("topology", self.topology.as_ref().map(Spanned::span)),
+            ("traffic", self.traffic.first().map(Spanned::span)),
+            ("attacks", self.attacks.first().map(Spanned::span)),
+        ];
+        for (name, span) in given {
+            if let Some(span) = span {
+                if !used.contains(&name) {
+                    return Err(self.located(
+                        span,
+                        name.into(),
+                        format!(
+                            "experiment `{exp}` does not read this section (it reads: {})",
+                            if used.is_empty() {
+                                "params only".to_string()
+                            } else {
+                                used.join(", ")
+                            }
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The span of `params.name` in the file, if any.
@@ -811,7 +957,10 @@ impl Scenario {
                 }
             }
         }
-        let mut profiles: Vec<String> = BUILTIN_PROFILES.iter().map(|s| s.to_string()).collect();
+        let mut profiles: Vec<String> = crate::cost::DeviceProfile::builtin()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
         for (i, p) in self.profiles.iter().enumerate() {
             let d = p.get_ref();
             if profiles.contains(&d.name) {
@@ -959,35 +1108,6 @@ impl Scenario {
                 }
             }
         }
-        let used = sections_used(exp);
-        let given: [(&str, Option<std::ops::Range<usize>>); 8] = [
-            ("phy", self.phy.as_ref().map(Spanned::span)),
-            ("mac", self.mac.as_ref().map(Spanned::span)),
-            ("security", self.security.as_ref().map(Spanned::span)),
-            ("profiles", self.profiles.first().map(Spanned::span)),
-            ("nodes", self.nodes.first().map(Spanned::span)),
-            ("topology", self.topology.as_ref().map(Spanned::span)),
-            ("traffic", self.traffic.first().map(Spanned::span)),
-            ("attacks", self.attacks.first().map(Spanned::span)),
-        ];
-        for (name, span) in given {
-            if let Some(span) = span {
-                if !used.contains(&name) {
-                    return err(
-                        span,
-                        name.into(),
-                        format!(
-                            "experiment `{exp}` does not read this section (it reads: {})",
-                            if used.is_empty() {
-                                "params only".to_string()
-                            } else {
-                                used.join(", ")
-                            }
-                        ),
-                    );
-                }
-            }
-        }
         Ok(())
     }
 }
@@ -996,7 +1116,7 @@ impl Scenario {
 /// is an error rather than silently ignored.
 pub fn sections_used(experiment: &str) -> &'static [&'static str] {
     match experiment {
-        "saturation" => &["phy", "mac"],
+        "saturation" => &["phy"],
         _ => &[],
     }
 }

@@ -539,10 +539,13 @@ pub trait Experiment {
 
 /// The experiment `name` configured by `opts`, for the experiments that
 /// implement [`Experiment`].
-pub fn create(name: &str, _opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
-    Err(ExperimentError(format!(
-        "no experiment '{name}' behind the generic interface"
-    )))
+pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
+    match name {
+        "saturation" => Ok(Box::new(saturation::Saturation::new(opts)?)),
+        _ => Err(ExperimentError(format!(
+            "no experiment '{name}' behind the generic interface"
+        ))),
+    }
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and

@@ -8,8 +8,8 @@
 //! are still drawn — axes, grid and series — but with no text; the report
 //! says so and its tables carry the numbers.
 
+use crate::experiment::{Plot, PlotKind};
 use plotters::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -25,48 +25,6 @@ pub const FONT_CANDIDATES: &[&str] = &[
 pub const WIDTH: u32 = 900;
 /// Plot height in pixels.
 pub const HEIGHT: u32 = 560;
-
-/// How a series is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SeriesStyle {
-    /// Lines through the points, with markers (measurements).
-    LinePoints,
-    /// A plain line (an analytical model).
-    Line,
-    /// Markers only (published reference values).
-    Points,
-}
-
-/// One series of a figure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Series {
-    /// The legend entry.
-    pub name: String,
-    /// (x, y) points, in x order.
-    pub points: Vec<(f64, f64)>,
-    /// Per point, the half-height of an error bar (a standard deviation);
-    /// empty for none.
-    #[serde(default)]
-    pub error: Vec<f64>,
-    /// How it is drawn.
-    pub style: SeriesStyle,
-}
-
-/// A figure of a report: one PNG file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Figure {
-    /// File name in the output directory, ending in `.png`.
-    pub file: String,
-    /// The caption.
-    pub title: String,
-    /// X axis label with unit.
-    pub x_label: String,
-    /// Y axis label with unit.
-    pub y_label: String,
-    /// The series.
-    pub series: Vec<Series>,
-}
 
 fn font_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("WISEC_FONT") {
@@ -127,23 +85,40 @@ fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     )
 }
 
-/// Draws `fig` into `path` as a PNG of [`WIDTH`] × [`HEIGHT`] pixels.
+/// Draws `plot` into `path` as a PNG of [`WIDTH`] × [`HEIGHT`] pixels.
 /// With `text` false (or no font available) no text is drawn.
-pub fn render(fig: &Figure, path: &Path, text: bool) -> Result<(), String> {
+pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
     let text = text && font().is_some();
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     let e = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
     root.fill(&WHITE).map_err(e)?;
-    let xs = range(
-        fig.series.iter().flat_map(|s| s.points.iter().map(|p| p.0)),
-        false,
-    );
-    let ys = range(
-        fig.series.iter().flat_map(|s| {
-            s.points
+    let bars = plot.kind == PlotKind::Bars;
+    let xs = if bars {
+        let n = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(plot.categories.len() as f64 - 1.0, f64::max)
+            .max(0.0);
+        (-0.5, n + 0.5)
+    } else {
+        range(
+            plot.series
                 .iter()
-                .enumerate()
-                .map(|(i, p)| p.1 + s.error.get(i).copied().unwrap_or(0.0))
+                .flat_map(|s| s.points.iter().map(|p| p.0)),
+            false,
+        )
+    };
+    let ys = range(
+        plot.series.iter().flat_map(|s| {
+            s.points.iter().enumerate().map(|(i, p)| {
+                p.1 + s
+                    .errors
+                    .as_ref()
+                    .and_then(|e| e.get(i).copied())
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(0.0)
+            })
         }),
         true,
     );
@@ -151,7 +126,7 @@ pub fn render(fig: &Figure, path: &Path, text: bool) -> Result<(), String> {
     builder.margin(16);
     if text {
         builder
-            .caption(&fig.title, ("sans-serif", 22))
+            .caption(&plot.title, ("sans-serif", 22))
             .x_label_area_size(48)
             .y_label_area_size(64);
     } else {
@@ -160,58 +135,88 @@ pub fn render(fig: &Figure, path: &Path, text: bool) -> Result<(), String> {
     let mut chart = builder
         .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
         .map_err(e)?;
+    let categories = plot.categories.clone();
+    let category = move |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 {
+            categories.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
     let mut mesh = chart.configure_mesh();
     if text {
-        mesh.x_desc(fig.x_label.as_str())
-            .y_desc(fig.y_label.as_str())
+        mesh.x_desc(plot.x_label.as_str())
+            .y_desc(plot.y_label.as_str())
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 16));
+        if bars {
+            mesh.x_labels(plot.categories.len().max(1) * 2 + 1)
+                .x_label_formatter(&category)
+                .disable_x_mesh();
+        }
     } else {
         mesh.x_labels(0).y_labels(0);
     }
     mesh.draw().map_err(e)?;
-    for (i, s) in fig.series.iter().enumerate() {
+    let k = plot.series.len().max(1) as f64;
+    for (i, s) in plot.series.iter().enumerate() {
         let c = COLOURS[i % COLOURS.len()];
-        let pts = s
+        let pts: Vec<(f64, f64)> = s
             .points
             .iter()
             .copied()
-            .filter(|p| p.0.is_finite() && p.1.is_finite());
-        let mut drawn = match s.style {
-            SeriesStyle::Line | SeriesStyle::LinePoints => chart
-                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
-                .map_err(e)?,
-            SeriesStyle::Points => chart
-                .draw_series(pts.clone().map(|p| TriangleMarker::new(p, 7, c.filled())))
-                .map_err(e)?,
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        // Bars of one category side by side, 0.8 wide in all.
+        let shift = |x: f64| {
+            if bars {
+                x - 0.4 + 0.8 * (i as f64 + 0.5) / k
+            } else {
+                x
+            }
+        };
+        let drawn = if bars {
+            let w = 0.8 / k * 0.9;
+            chart
+                .draw_series(pts.iter().map(|&(x, y)| {
+                    let x = shift(x);
+                    Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, y)], c.filled())
+                }))
+                .map_err(e)?
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                .map_err(e)?
         };
         if text {
-            drawn = drawn.label(s.name.as_str()).legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-            });
+            drawn
+                .label(s.label.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], c.filled()));
         }
-        let _ = drawn;
-        if s.style == SeriesStyle::LinePoints {
+        if !bars {
             chart
-                .draw_series(pts.clone().map(|p| Circle::new(p, 4, c.filled())))
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                 .map_err(e)?;
         }
-        for (j, p) in s.points.iter().enumerate() {
-            if let Some(&sd) = s.error.get(j).filter(|v| v.is_finite() && **v > 0.0) {
+        let errors = s.errors.as_deref().unwrap_or(&[]);
+        for (p, &sd) in s.points.iter().zip(errors) {
+            if sd.is_finite() && sd > 0.0 && p.0.is_finite() && p.1.is_finite() {
+                let x = shift(p.0);
                 chart
                     .draw_series(std::iter::once(ErrorBar::new_vertical(
-                        p.0,
+                        x,
                         p.1 - sd,
                         p.1,
                         p.1 + sd,
-                        c.stroke_width(1),
+                        BLACK.stroke_width(1),
                         8,
                     )))
                     .map_err(e)?;
             }
         }
     }
-    if text {
+    if text && !plot.series.is_empty() {
         chart
             .configure_series_labels()
             .background_style(WHITE.mix(0.85))
