@@ -229,3 +229,65 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
     root.present().map_err(e)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Series;
+
+    fn png_size(b: &[u8]) -> (u32, u32) {
+        // PNG signature, then the IHDR chunk: width and height big-endian.
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&b[12..16], b"IHDR");
+        let w = u32::from_be_bytes([b[16], b[17], b[18], b[19]]);
+        let h = u32::from_be_bytes([b[20], b[21], b[22], b[23]]);
+        (w, h)
+    }
+
+    #[test]
+    fn lines_and_bars_with_and_without_text() {
+        let dir = tempfile::tempdir().unwrap();
+        for (kind, text) in [
+            (PlotKind::Line, true),
+            (PlotKind::Line, false),
+            (PlotKind::Bars, true),
+            (PlotKind::Bars, false),
+        ] {
+            let plot = Plot {
+                name: "p".into(),
+                title: "A plot".into(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                kind,
+                categories: vec!["open".into(), "ccmp".into()],
+                series: vec![
+                    Series {
+                        label: "lab".into(),
+                        points: vec![(0.0, 5.0), (1.0, 4.5)],
+                        errors: Some(vec![0.2, f64::NAN]),
+                    },
+                    Series {
+                        label: "seed".into(),
+                        points: vec![(0.0, 5.5), (1.0, f64::INFINITY)],
+                        errors: None,
+                    },
+                ],
+            };
+            let path = dir.path().join(format!("{kind:?}-{text}.png"));
+            render(&plot, &path, text).unwrap();
+            let b = std::fs::read(&path).unwrap();
+            assert_eq!(png_size(&b), (WIDTH, HEIGHT));
+        }
+        // An empty plot still draws.
+        let empty = Plot {
+            name: "e".into(),
+            title: "empty".into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            series: Vec::new(),
+        };
+        render(&empty, &dir.path().join("e.png"), true).unwrap();
+    }
+}
