@@ -13,18 +13,27 @@ as_root() {
 }
 
 install_prereqs() {
-    if ! command -v tshark >/dev/null 2>&1; then
-        echo "==> installing tshark"
+    # Debian packages the tests and benchmarks need, installed only when
+    # missing: the interop peers tshark and airdecap-ng (aircrack-ng), and
+    # the build-time needs of the benchmark's peers (crates/wisec-peers):
+    # OpenSSL's headers through pkg-config, and Intel's ipsec-mb; and the
+    # font of the lab's plots.
+    local missing_pkgs=()
+    command -v tshark >/dev/null 2>&1 || missing_pkgs+=(tshark)
+    command -v airdecap-ng >/dev/null 2>&1 || missing_pkgs+=(aircrack-ng)
+    command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
+    [ -f /usr/include/openssl/evp.h ] || missing_pkgs+=(libssl-dev)
+    [ -f /usr/include/intel-ipsec-mb.h ] || missing_pkgs+=(libipsec-mb-dev)
+    # The lab's PNG plots load DejaVu Sans at run time (plotters is built
+    # without fontconfig); without it they are drawn without text.
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_pkgs+=(fonts-dejavu-core)
+    if [ "${#missing_pkgs[@]}" -gt 0 ]; then
+        echo "==> installing ${missing_pkgs[*]}"
         as_root apt-get update
-        # Answer the "may non-superusers capture" question non-interactively.
+        # Answer wireshark-common's "may non-superusers capture" question.
         echo "wireshark-common wireshark-common/install-setuid boolean false" |
             as_root debconf-set-selections 2>/dev/null || true
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y tshark
-    fi
-    if ! command -v airdecap-ng >/dev/null 2>&1; then
-        echo "==> installing aircrack-ng (airdecap-ng)"
-        as_root apt-get update
-        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y aircrack-ng
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing_pkgs[@]}"
     fi
     if ! command -v cargo >/dev/null 2>&1; then
         echo "scripts: cargo not found; install Rust with rustup (https://rustup.rs)" >&2

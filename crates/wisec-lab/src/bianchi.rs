@@ -9,7 +9,7 @@
 //! - τ = 2(1 − 2p) / ((1 − 2p)(W + 1) + pW(1 − (2p)^m))   (eq. 7)
 //! - p = 1 − (1 − τ)^(n − 1)                              (eq. 9)
 //!
-//! and the throughput is S = Ps·Ptr·E[P] / ((1 − Ptr)σ + Ptr·Ps·Ts +
+//! and the throughput is S = Ps·Ptr·E\[P\] / ((1 − Ptr)σ + Ptr·Ps·Ts +
 //! Ptr(1 − Ps)·Tc) (eq. 13) with Ptr = 1 − (1 − τ)^n and Ps = nτ(1 −
 //! τ)^(n−1) / Ptr. The model has no retry limit.
 
@@ -59,7 +59,7 @@ pub struct ModelTiming {
     pub ts: f64,
     /// Tc: a collision, IFS included.
     pub tc: f64,
-    /// E[P]: payload bits per successful transmission.
+    /// E\[P\]: payload bits per successful transmission.
     pub payload_bits: f64,
 }
 

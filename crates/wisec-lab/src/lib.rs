@@ -10,9 +10,11 @@
 #![deny(missing_docs)]
 
 pub mod bianchi;
+pub mod bss;
 pub mod cost;
 pub mod experiment;
 pub mod frames;
+pub mod net;
 pub mod node;
 pub mod output;
 pub mod pcap;

@@ -208,7 +208,7 @@ pub trait PhyTiming {
     fn difs(&self) -> Time {
         self.sifs() + self.slot().mul(2)
     }
-    /// AIFS[AC] = AIFSN[AC] × aSlotTime + aSIFSTime (10.3.2.3.6); DIFS is
+    /// AIFS\[AC\] = AIFSN\[AC\] × aSlotTime + aSIFSTime (10.3.2.3.6); DIFS is
     /// AIFSN 2.
     fn aifs(&self, aifsn: u32) -> Time {
         self.sifs() + self.slot().mul(u64::from(aifsn))

@@ -463,11 +463,18 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios, also under `scenarios/` in the repository.
-pub const BUILTIN: &[Builtin] = &[Builtin {
-    name: "saturation",
-    path: "scenarios/saturation.toml",
-    text: include_str!("../../../scenarios/saturation.toml"),
-}];
+pub const BUILTIN: &[Builtin] = &[
+    Builtin {
+        name: "overhead",
+        path: "scenarios/overhead.toml",
+        text: include_str!("../../../scenarios/overhead.toml"),
+    },
+    Builtin {
+        name: "saturation",
+        path: "scenarios/saturation.toml",
+        text: include_str!("../../../scenarios/saturation.toml"),
+    },
+];
 
 /// The built-in scenario called `name`.
 pub fn builtin(name: &str) -> Option<&'static Builtin> {

@@ -9,6 +9,8 @@
 //!   comparison, reason codes).
 //! - [`fourway`]: the 4-way handshake authenticator and supplicant, which
 //!   also run the group key handshake of [`group_key`].
+//! - `tracker` (with the `alloc` feature): follows the RSN handshakes of a
+//!   capture passively and derives the keys of every station it can.
 //!
 //! Clause numbers refer to IEEE Std 802.11-2020.
 #![no_std]
@@ -25,3 +27,6 @@ pub mod rsn;
 pub mod time;
 
 pub use wisec_crypto::replay;
+
+#[cfg(feature = "alloc")]
+pub mod tracker;

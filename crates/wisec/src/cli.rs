@@ -4,6 +4,7 @@ use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
 use crate::keys::{parse_hex, parse_wep, KeyRole, StaticKeys};
 use crate::link::FcsMode;
 use crate::pipeline::{self, DecryptConfig, DecryptSummary, EncryptConfig, EncryptSummary};
+use crate::tracked::TrackedKeys;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flate2::write::GzEncoder;
 use std::fs::File;
@@ -11,7 +12,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
+use wisec_proto::tracker::Tracker;
 use wisec_wire::security::PN_MAX;
+use wisec_wire::MacAddr;
 
 const ENCRYPT_EXAMPLES: &str = "\
 Examples:
@@ -28,6 +31,13 @@ Examples:
 
 const DECRYPT_EXAMPLES: &str = "\
 Examples:
+  # WPA2/WPA3-Personal: keys from the handshakes, SSID from the beacons
+  wisec decrypt cap.pcapng plain.pcapng --passphrase 'correct horse battery'
+
+  # Only one station, Ethernet output like airdecap-ng, keys for Wireshark
+  wisec decrypt cap.pcap eth.pcap --passphrase secret123 --ssid home \\
+      --station 02:00:00:00:00:01 --ethernet --keys-out keys.txt
+
   # A pairwise key of unknown suite (16 bytes: CCMP-128 or GCMP-128 are tried)
   wisec decrypt ccmp.pcapng plain.pcapng --tk 000102030405060708090a0b0c0d0e0f
 
@@ -66,12 +76,18 @@ enum Command {
     Encrypt(EncryptArgs),
     /// Unprotect the protected frames of a capture with the keys given
     #[command(after_help = DECRYPT_EXAMPLES)]
-    Decrypt(DecryptArgs),
+    Decrypt(Box<DecryptArgs>),
     /// Write a synthetic capture of a whole protected session
     #[command(after_help = crate::synth::cli::EXAMPLES)]
     Synth(crate::synth::cli::SynthArgs),
     /// Run the lab's simulated experiments
     Lab(crate::lab::LabArgs),
+    /// Benchmarks: `wisec bench crypto` times every suite beside its peers,
+    /// `wisec bench decrypt` decrypts a large capture beside airdecap-ng and tshark
+    Bench {
+        #[command(subcommand)]
+        what: crate::bench::BenchCommand,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -169,6 +185,35 @@ struct DecryptArgs {
     /// Suite of --tk/--gtk keys; auto tries every suite the key length fits
     #[arg(long, value_name = "auto|SUITE", default_value = "auto")]
     suite: String,
+    /// WPA/WPA2/WPA3 passphrase (8 to 63 characters); keys are derived from the
+    /// 4-way handshakes in the capture (repeatable)
+    #[arg(long, value_name = "P")]
+    passphrase: Vec<String>,
+    /// SSID for --passphrase (default: from beacons, probe responses and
+    /// association requests)
+    #[arg(long, value_name = "S")]
+    ssid: Option<String>,
+    /// PSK (the 32-byte PMK of the PSK AKMs) in hex (repeatable)
+    #[arg(long, value_name = "HEX")]
+    psk: Vec<String>,
+    /// PMK in hex, 32 or 48 bytes (SAE, OWE, 802.1X, Suite B) (repeatable)
+    #[arg(long, value_name = "HEX")]
+    pmk: Vec<String>,
+    /// MSK of an 802.1X authentication in hex, at least 64 bytes (repeatable)
+    #[arg(long, value_name = "HEX")]
+    msk: Vec<String>,
+    /// Only decrypt and write frames of this BSS
+    #[arg(long, value_name = "MAC")]
+    bssid: Option<String>,
+    /// Only decrypt and write frames to or from this station
+    #[arg(long, value_name = "MAC")]
+    station: Option<String>,
+    /// Write decrypted data frames as Ethernet frames (and nothing else), like airdecap-ng
+    #[arg(long)]
+    ethernet: bool,
+    /// Write every derived PTK/GTK/IGTK to FILE in the form of Wireshark's 80211_keys table
+    #[arg(long, value_name = "FILE")]
+    keys_out: Option<PathBuf>,
     #[command(flatten)]
     common: Common,
 }
@@ -239,12 +284,13 @@ pub fn main() -> i32 {
 pub fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Encrypt(a) => encrypt(a),
-        Command::Decrypt(a) => decrypt(a),
+        Command::Decrypt(a) => decrypt(*a),
         Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
             crate::synth::cli::Error::Usage(m) => usage(m),
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
+        Command::Bench { what } => crate::bench::run(what),
     }
 }
 
@@ -365,18 +411,122 @@ fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
         keys.add_igtk(None, &bytes)
             .map_err(|e| usage(format!("--igtk: {e}")))?;
     }
-    if keys.is_empty() {
-        return Err(usage("no key given: use --tk, --gtk, --wep or --igtk"));
+    let mut tracker = Tracker::new();
+    for p in &a.passphrase {
+        tracker
+            .add_passphrase(p.as_bytes(), a.ssid.as_deref().map(str::as_bytes))
+            .map_err(|e| usage(format!("--passphrase: {e}")))?;
     }
+    for (opt, list) in [("--psk", &a.psk), ("--pmk", &a.pmk)] {
+        for k in list {
+            let bytes = parse_hex(k).map_err(|m| usage(format!("{opt}: {m}")))?;
+            let ok = if opt == "--psk" {
+                bytes.len() == 32
+            } else {
+                matches!(bytes.len(), 32 | 48 | 64)
+            };
+            if !ok {
+                return Err(usage(format!(
+                    "{opt}: a {} has {}, this one has {} bytes",
+                    &opt[2..],
+                    if opt == "--psk" {
+                        "32 bytes"
+                    } else {
+                        "32, 48 or 64 bytes"
+                    },
+                    bytes.len()
+                )));
+            }
+            tracker
+                .add_pmk(&bytes)
+                .map_err(|e| usage(format!("{opt}: {e}")))?;
+        }
+    }
+    for k in &a.msk {
+        let bytes = parse_hex(k).map_err(|m| usage(format!("--msk: {m}")))?;
+        tracker.add_msk(&bytes).map_err(|_| {
+            usage(format!(
+                "--msk: an MSK has at least 64 bytes, this one has {}",
+                bytes.len()
+            ))
+        })?;
+    }
+    if a.ssid.is_some() && a.passphrase.is_empty() {
+        return Err(usage("--ssid goes with --passphrase"));
+    }
+    if keys.is_empty() && tracker.is_empty() {
+        return Err(usage(
+            "no key given: use --passphrase, --psk, --pmk, --msk, --tk, --gtk, --wep or --igtk",
+        ));
+    }
+    let mac = |opt: &str, v: &Option<String>| -> Result<Option<MacAddr>, Failure> {
+        v.as_deref()
+            .map(|m| {
+                parse_mac(m).ok_or_else(|| usage(format!("{opt}: '{m}' is not a MAC address")))
+            })
+            .transpose()
+    };
     let cfg = DecryptConfig {
         suite,
         fcs: a.common.fcs.into(),
+        bssid: mac("--bssid", &a.bssid)?,
+        station: mac("--station", &a.station)?,
+        ethernet: a.ethernet,
     };
-    let summary = with_io(&a.input, &a.output, a.common.force, |r, w, tick| {
-        pipeline::decrypt(r, w, &mut keys, cfg, tick)
+    let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
+    let mut summary = with_io(&a.input, &a.output, a.common.force, |r, w, tick| {
+        pipeline::decrypt(r, w, &mut store, cfg, tick)
     })?;
+    merge_handshakes(&mut summary, &store);
+    if let (Some(path), Some(text)) = (&a.keys_out, store.keys_out()) {
+        write_private(path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    }
     print_decrypt(&summary, a.common.json);
     Ok(())
+}
+
+/// Writes a file readable by its owner only (it holds keys).
+fn write_private(path: &Path, data: &[u8]) -> io::Result<()> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.mode(0o600);
+    }
+    o.open(path)?.write_all(data)
+}
+
+/// Parses `aa:bb:cc:dd:ee:ff` (or with dashes).
+pub fn parse_mac(s: &str) -> Option<MacAddr> {
+    let parts: Vec<&str> = s.split([':', '-']).collect();
+    if parts.len() != 6 {
+        return None;
+    }
+    let mut m = [0u8; 6];
+    for (o, p) in m.iter_mut().zip(parts) {
+        if p.len() != 2 {
+            return None;
+        }
+        *o = u8::from_str_radix(p, 16).ok()?;
+    }
+    Some(MacAddr(m))
+}
+
+/// Adds the tracker's handshake counters to the per-link summary.
+fn merge_handshakes(s: &mut DecryptSummary, store: &TrackedKeys) {
+    for (aa, spa, st, rejected) in store.link_reports() {
+        let l = s.links.entry(format!("{aa} {spa}")).or_default();
+        l.handshakes_seen = st.handshakes_seen;
+        l.handshakes_complete = st.handshakes_complete;
+        l.ptks = st.ptks;
+        l.msg4 = st.msg4;
+        l.group_rekeys = st.group_rekeys;
+        l.ft_roams = st.ft_roams;
+        l.retransmissions = st.retransmissions;
+        l.rejected = rejected;
+    }
 }
 
 /// The output stream: a temporary file beside OUT, gzip-compressed when
@@ -582,6 +732,13 @@ fn print_decrypt(s: &DecryptSummary, json: bool) {
     if s.unparsable > 0 {
         println!("unparsable frames {}", s.unparsable);
     }
+    if s.filtered_out > 0 {
+        println!("outside --bssid/--station {}", s.filtered_out);
+    }
+    if s.not_written > 0 {
+        println!("left out of the Ethernet output {}", s.not_written);
+    }
+    print_links(s);
     if s.suites.is_empty() {
         return;
     }
@@ -594,5 +751,38 @@ fn print_decrypt(s: &DecryptSummary, json: bool) {
             "{:<12} {:>8} {:>10} {:>10} {:>8} {:>8}",
             name, st.seen, st.decrypted, st.integrity_failures, st.replays, st.no_key
         );
+    }
+}
+
+fn print_links(s: &DecryptSummary) {
+    for (name, l) in &s.links {
+        println!("{name}");
+        if l.handshakes_seen + l.ptks + l.group_rekeys + l.ft_roams > 0 || !l.rejected.is_empty() {
+            println!(
+                "  handshakes seen {}, complete {}, PTKs {}, message 4 {}, group rekeys {}, FT roams {}, retransmissions {}",
+                l.handshakes_seen,
+                l.handshakes_complete,
+                l.ptks,
+                l.msg4,
+                l.group_rekeys,
+                l.ft_roams,
+                l.retransmissions
+            );
+        }
+        for (r, n) in &l.rejected {
+            println!("  rejected {n:>8}  {r}");
+        }
+        for (k, n) in &l.decrypted {
+            println!("  decrypted {n:>7}  {k}");
+        }
+        if l.integrity_failures > 0 {
+            println!("  MIC failures {:>4}", l.integrity_failures);
+        }
+        if l.replays > 0 {
+            println!("  replays {:>8}", l.replays);
+        }
+        for (r, n) in &l.left_encrypted {
+            println!("  left encrypted {n:>4}  {r}");
+        }
     }
 }

@@ -45,6 +45,16 @@ pub trait KeyStore {
     /// Sees every MPDU after the pipeline is done with it, in plaintext
     /// when it could be unprotected. A handshake tracker derives keys here.
     fn observe(&mut self, _mpdu: &[u8]) {}
+
+    /// Why no key is known for a frame, for the summary.
+    fn no_key_reason(&self, _q: &KeyQuery<'_>) -> &'static str {
+        "no key given for this frame"
+    }
+
+    /// A name for a key in the summary (`None`: the suite's name).
+    fn key_name(&self, _id: KeyId) -> Option<String> {
+        None
+    }
 }
 
 /// Keys typed by the user: pairwise (TK), group (GTK), WEP and IGTK.

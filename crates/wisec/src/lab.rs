@@ -27,7 +27,14 @@ Examples:
   wisec lab run scenarios/saturation.toml --set phy.standard=g --set params.stations=[1,10]
 
   # 802.11g, RTS/CTS only, three trials (shorthand options of saturation)
-  wisec lab run saturation --phy g --rts --trials 3 --out out";
+  wisec lab run saturation --phy g --rts --trials 3 --out out
+
+  # seed 001's overhead experiment, reproducibly from a calibration file
+  wisec lab calibrate --out cal.json
+  wisec lab run overhead --calibration cal.json --out overhead
+
+  # a small version: 11 Mb/s, 100 KB transfers, one trial
+  wisec lab run overhead --quick --set suites=open,ccmp128,tkip";
 
 /// Arguments of `wisec lab`.
 #[derive(Debug, Args)]
@@ -43,6 +50,8 @@ enum LabCommand {
     /// Run a built-in experiment or a scenario file
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
+    /// Measure this machine's crypto costs for the lab's cost model
+    Calibrate(crate::lab_run::CalibrateArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -79,7 +88,9 @@ struct RunArgs {
     /// Directory for the report, results, plots and captures; created if missing
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Override a scenario field: a dotted path and a TOML value, or a bare word as a string
+    /// Override a scenario field: a dotted path (phy.rate, params.stations) and a
+    /// TOML value, or a bare word as a string; a key without a dot that is not a
+    /// top-level field is an experiment parameter (suites=open,ccmp128)
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
     /// A reduced version for a quick look
@@ -138,6 +149,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
+        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
     }
 }
 
@@ -157,6 +169,27 @@ fn load(name: &str) -> Result<Scenario, Failure> {
         }
     }
 }
+
+/// The scenario's top-level fields and sections: `--set` keys that are
+/// not experiment parameters.
+const TOP_LEVEL: &[&str] = &[
+    "name",
+    "description",
+    "experiment",
+    "seed",
+    "trials",
+    "quick",
+    "params",
+    "phy",
+    "mac",
+    "security",
+    "profiles",
+    "nodes",
+    "topology",
+    "traffic",
+    "attacks",
+    "output",
+];
 
 fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
     let mut v = Vec::new();
@@ -199,7 +232,13 @@ fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
         let (k, val) = s
             .split_once('=')
             .ok_or_else(|| Failure::Usage(format!("--set {s}: give KEY=VALUE")))?;
-        v.push((k.trim().to_string(), val.trim().to_string()));
+        let k = k.trim();
+        let k = if k.contains('.') || TOP_LEVEL.contains(&k) {
+            k.to_string()
+        } else {
+            format!("params.{k}")
+        };
+        v.push((k, val.trim().to_string()));
     }
     Ok(v)
 }

@@ -1,14 +1,20 @@
 //! wisec: wireless link security. The std library behind the `wisec`
 //! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
 //! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
-//! protected sessions ([`synth`]) and the command line ([`cli`]).
+//! protected sessions ([`synth`]), the lab ([`lab`]), the benchmarks
+//! ([`bench`](mod@bench)) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod bench;
+pub mod bench_decrypt;
 pub mod capture;
 pub mod cli;
 pub mod keys;
 pub mod lab;
+pub mod lab_run;
 pub mod link;
 pub mod pipeline;
 pub mod sample;
+pub mod session;
 pub mod synth;
+pub mod tracked;

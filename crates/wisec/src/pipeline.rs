@@ -19,6 +19,33 @@ use wisec_wire::security::{classify, HeaderKind, PN_MAX};
 use wisec_wire::{FrameControl, Header, MacAddr};
 use zeroize::Zeroize;
 
+/// A fast hasher for the per-frame maps keyed by MAC addresses and key
+/// IDs (FNV-1a over the key's bytes): the keys come from the capture, but
+/// a slow map only costs time, never correctness.
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
 /// Element ID of the Management MIC element (IEEE Std 802.11-2020, 9.4.2.54).
 const MME_ID: u8 = 76;
 
@@ -94,11 +121,14 @@ fn check_link_type(file: &str, index: usize, iface: &Interface) -> Result<()> {
 }
 
 /// Calls `packet` for every packet and copies the rest of the capture.
+/// Packets for which `packet` returns `false` are left out. With
+/// `ethernet`, interfaces are written as Ethernet (link type 1) ones.
 fn run<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
     tick: &mut dyn FnMut(),
-    mut packet: impl FnMut(&Interface, &mut Packet) -> Result<()>,
+    ethernet: bool,
+    mut packet: impl FnMut(&Interface, &mut Packet) -> Result<bool>,
 ) -> Result<()> {
     let file = reader.file_name().to_string();
     let mut ifaces = 0usize;
@@ -117,8 +147,18 @@ fn run<W: Write>(
                     .interface(p.interface)
                     .cloned()
                     .context("packet of an undescribed interface")?;
-                packet(&iface, &mut p)?;
+                if !packet(&iface, &mut p)? {
+                    tick();
+                    continue;
+                }
                 Record::Packet(p)
+            }
+            Record::Interface(i) if ethernet => {
+                let mut e = i.clone();
+                e.link_type = LINKTYPE_ETHERNET;
+                e.fcslen = None;
+                e.pcap_link_flags = 0;
+                Record::Interface(e)
             }
             other => other,
         };
@@ -129,6 +169,9 @@ fn run<W: Write>(
     }
     Ok(())
 }
+
+/// LINKTYPE_ETHERNET.
+pub const LINKTYPE_ETHERNET: u16 = 1;
 
 /// A frame located in its packet, with its MAC header parsed.
 struct Located<'a> {
@@ -225,17 +268,17 @@ pub fn encrypt<W: Write>(
     };
     let mut pns: HashMap<MacAddr, u64> = HashMap::new();
     let mut ipns: HashMap<MacAddr, u64> = HashMap::new();
-    run(reader, writer, tick, |iface, p| {
+    run(reader, writer, tick, false, |iface, p| {
         s.frames += 1;
         let Some(f) = locate(iface, cfg.fcs, p) else {
             s.passed_through += 1;
             s.unparsable += 1;
-            return Ok(());
+            return Ok(true);
         };
         let body = f.mpdu.get(f.header_len..).unwrap_or_default();
         let (Some(ta), false) = (f.ta, f.fc.protected()) else {
             s.passed_through += 1;
-            return Ok(());
+            return Ok(true);
         };
         enum Kind {
             Data,
@@ -251,11 +294,11 @@ pub fn encrypt<W: Write>(
                 Kind::Bip
             } else {
                 s.passed_through += 1;
-                return Ok(());
+                return Ok(true);
             }
         } else {
             s.passed_through += 1;
-            return Ok(());
+            return Ok(true);
         };
         let len = f.mpdu.len();
         let out = match kind {
@@ -272,14 +315,14 @@ pub fn encrypt<W: Write>(
                         pns.insert(ta, pn);
                         s.passed_through += 1;
                         s.not_protectable += 1;
-                        return Ok(());
+                        return Ok(true);
                     }
                 }
                 buf
             }
             Kind::Bip => {
                 let Some(igtk) = cfg.igtk.as_ref() else {
-                    return Ok(());
+                    return Ok(true);
                 };
                 let mut buf = vec![0u8; len + igtk.overhead().total()];
                 buf[..len].copy_from_slice(f.mpdu);
@@ -290,7 +333,7 @@ pub fn encrypt<W: Write>(
                         ipns.insert(ta, ipn);
                         s.passed_through += 1;
                         s.not_protectable += 1;
-                        return Ok(());
+                        return Ok(true);
                     }
                 }
                 buf
@@ -304,7 +347,7 @@ pub fn encrypt<W: Write>(
         let framing = f.framing;
         let data = link::rebuild(&p.data, &framing, &out);
         p.replace_data(data);
-        Ok(())
+        Ok(true)
     })?;
     Ok(s)
 }
@@ -316,6 +359,14 @@ pub struct DecryptConfig {
     pub suite: Option<Suite>,
     /// FCS detection for link type 105.
     pub fcs: FcsMode,
+    /// Only frames of this BSS are decrypted and written (`--bssid`).
+    pub bssid: Option<MacAddr>,
+    /// Only frames to or from this station are decrypted and written
+    /// (`--station`).
+    pub station: Option<MacAddr>,
+    /// Write decrypted data frames as Ethernet frames, and only them, like
+    /// airdecap-ng (`--ethernet`).
+    pub ethernet: bool,
 }
 
 /// Per-suite counters of `wisec decrypt`.
@@ -333,6 +384,35 @@ pub struct SuiteStats {
     pub no_key: u64,
 }
 
+/// What happened to the frames of one BSS and station.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkSummary {
+    /// Frames decrypted (for BIP: verified) per key.
+    pub decrypted: BTreeMap<String, u64>,
+    /// Frames whose MIC, tag or ICV failed under every candidate key.
+    pub integrity_failures: u64,
+    /// Frames that verified but repeated a packet number.
+    pub replays: u64,
+    /// Frames left encrypted, by reason.
+    pub left_encrypted: BTreeMap<String, u64>,
+    /// Handshakes started (distinct ANonces seen).
+    pub handshakes_seen: u64,
+    /// Handshakes whose message 3 verified.
+    pub handshakes_complete: u64,
+    /// PTKs derived and verified by a MIC.
+    pub ptks: u64,
+    /// Messages 4 verified.
+    pub msg4: u64,
+    /// Group key handshakes verified.
+    pub group_rekeys: u64,
+    /// FT roams verified.
+    pub ft_roams: u64,
+    /// Retransmitted handshake messages recognised.
+    pub retransmissions: u64,
+    /// Handshake messages refused, by message and reason.
+    pub rejected: BTreeMap<String, u64>,
+}
+
 /// What `wisec decrypt` did.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
 pub struct DecryptSummary {
@@ -346,10 +426,18 @@ pub struct DecryptSummary {
     pub unchanged: u64,
     /// Packets whose 802.11 frame could not be located or parsed.
     pub unparsable: u64,
+    /// Frames outside the `--bssid`/`--station` filters.
+    pub filtered_out: u64,
+    /// Frames left out of `--ethernet` output (everything but decrypted
+    /// data frames).
+    pub not_written: u64,
     /// Per suite. Frames that failed or had no key are counted under the
     /// suite their security header suggests (`wep`, `tkip`, `ccmp/gcmp`)
     /// or the first suite tried.
     pub suites: BTreeMap<String, SuiteStats>,
+    /// Per BSS and station (`"BSSID STA"`, or `"BSSID group"` for group
+    /// addressed frames).
+    pub links: BTreeMap<String, LinkSummary>,
 }
 
 /// Did the TKIP header's WEP Seed octet match TSC1 (12.5.2.2)? A hint, not
@@ -358,9 +446,74 @@ fn looks_like_tkip(body: &[u8]) -> bool {
     matches!(body, [tsc1, seed, ..] if *seed == (*tsc1 | 0x20) & 0x7f)
 }
 
+/// The BSS and station of a frame: the station is `None` for group
+/// addressed frames.
+fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
+    let bssid = bssid.unwrap_or(ta);
+    if f.ra.is_group() {
+        return (bssid, None);
+    }
+    let sta = if f.ra == bssid { ta } else { f.ra };
+    (bssid, Some(sta))
+}
+
+/// Per-link counters while the capture streams (keyed without strings).
+#[derive(Default)]
+struct LinkAcc {
+    decrypted: HashMap<KeyId, (u64, Suite)>,
+    integrity_failures: u64,
+    replays: u64,
+    left: HashMap<&'static str, u64>,
+}
+
+/// An 802.11 data MPDU as an Ethernet II frame (or an IEEE 802.3 frame
+/// with a length field when the body has no LLC/SNAP header), as
+/// airdecap-ng writes them: destination and source from the address
+/// fields the DS bits select (IEEE Std 802.11-2020, Table 9-30), then the
+/// body without its 6-octet LLC/SNAP prefix. `None` for A-MSDUs and
+/// frames without DA/SA.
+pub fn to_ethernet(mpdu: &[u8]) -> Option<Vec<u8>> {
+    let f = wisec_wire::DataFrame::new_checked(mpdu).ok()?;
+    if f.amsdu_present() || f.is_null() {
+        return None;
+    }
+    let h = f.header();
+    let (da, sa) = (h.da()?, h.sa()?);
+    let body = f.body();
+    let mut out = Vec::with_capacity(14 + body.len());
+    out.extend_from_slice(&da.0);
+    out.extend_from_slice(&sa.0);
+    match body {
+        [0xaa, 0xaa, 0x03, _, _, _, rest @ ..] if rest.len() >= 2 => out.extend_from_slice(rest),
+        _ => {
+            let len = u16::try_from(body.len()).ok()?;
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(body);
+        }
+    }
+    Some(out)
+}
+
+/// Replaces the MPDU of `p` by `mpdu` in place (no allocation once the
+/// packet buffer is large enough), recomputing the FCS when there is one
+/// and keeping the original length consistent as
+/// [`Packet::replace_data`] does.
+fn replace_mpdu(p: &mut Packet, f: &Framing, mpdu: &[u8]) {
+    let old = p.data.len() as i64;
+    p.data.truncate(f.prefix);
+    p.data.extend_from_slice(mpdu);
+    if f.fcs {
+        p.data.extend_from_slice(&link::fcs(mpdu).to_le_bytes());
+    }
+    let new = p.data.len() as i64;
+    let orig = i64::from(p.orig_len) + (new - old);
+    p.orig_len = u32::try_from(orig.max(new)).unwrap_or(u32::MAX);
+}
+
 /// Unprotects every protected frame a key is known for, verifies BIP on
 /// group-addressed robust management frames, checks replays, and copies
-/// everything else unchanged.
+/// everything else unchanged (with `cfg.ethernet`: writes only decrypted
+/// data frames, as Ethernet frames).
 pub fn decrypt<W: Write, K: KeyStore>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
@@ -369,37 +522,66 @@ pub fn decrypt<W: Write, K: KeyStore>(
     tick: &mut dyn FnMut(),
 ) -> Result<DecryptSummary> {
     let mut s = DecryptSummary::default();
-    let mut counters: HashMap<(KeyId, MacAddr), ReplayCounters> = HashMap::new();
-    run(reader, writer, tick, |iface, p| {
+    let mut counters: FastMap<(KeyId, MacAddr), ReplayCounters> = FastMap::default();
+    let mut links: FastMap<(MacAddr, Option<MacAddr>), LinkAcc> = FastMap::default();
+    // One buffer for every trial decryption: no allocation per frame.
+    let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let eth = cfg.ethernet;
+    run(reader, writer, tick, eth, |iface, p| {
         s.frames += 1;
         let Some(f) = locate(iface, cfg.fcs, p) else {
             s.unchanged += 1;
             s.unparsable += 1;
-            return Ok(());
+            return Ok(!eth);
         };
         let body = f.mpdu.get(f.header_len..).unwrap_or_default();
         let Some(ta) = f.ta else {
             s.unchanged += 1;
             keys.observe(f.mpdu);
-            return Ok(());
+            return Ok(!eth);
         };
+        let h = Header::new_unchecked(f.mpdu);
+        let bssid = h.bssid();
+        let beacon_like = f.fc.is_mgmt()
+            && matches!(
+                f.fc.subtype(),
+                mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP
+            );
+        let wanted = cfg.bssid.is_none_or(|b| bssid == Some(b))
+            && cfg.station.is_none_or(|st| f.ra == st || ta == st);
+        if !wanted {
+            s.filtered_out += 1;
+            s.unchanged += 1;
+            if beacon_like {
+                keys.observe(f.mpdu);
+            }
+            return Ok(!eth && cfg.bssid.is_none() && cfg.station.is_none());
+        }
+        let link = link_of(&f, bssid, ta);
 
         if !f.fc.protected() {
             if f.ra.is_group() && is_robust_mgmt(f.fc, body) {
                 if let Some((mic_len, key_id)) = mme_mic_len(body) {
-                    verify_bip(&mut s, &mut counters, keys, &f, ta, mic_len, key_id);
+                    let acc = links.entry(link).or_default();
+                    verify_bip(&mut s, acc, &mut counters, keys, &f, ta, mic_len, key_id);
                 }
             }
             s.unchanged += 1;
             keys.observe(f.mpdu);
-            return Ok(());
+            return Ok(!eth);
         }
 
         s.protected += 1;
         let Ok((kind, key_id)) = classify(body) else {
             s.unchanged += 1;
             s.unparsable += 1;
-            return Ok(());
+            *links
+                .entry(link)
+                .or_default()
+                .left
+                .entry("security header unparsable")
+                .or_default() += 1;
+            return Ok(!eth);
         };
         let wep = kind == HeaderKind::Wep;
         let q = KeyQuery {
@@ -410,50 +592,68 @@ pub fn decrypt<W: Write, K: KeyStore>(
             key_id: u16::from(key_id),
             frame: f.mpdu,
         };
-        let mut cands: Vec<(KeyId, &DataKey)> = keys
-            .data_keys(&q)
-            .into_iter()
-            .filter(|(_, k)| cfg.suite.is_none_or(|s| wep || k.suite() == s))
-            .collect();
+        let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
+        if let Some(only) = cfg.suite {
+            cands.retain(|(_, k)| wep || k.suite() == only);
+        }
         // Try TKIP first when the header looks like TKIP's, last otherwise.
         let tkip_hint = !wep && looks_like_tkip(body);
-        cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
-        let fallback = if wep {
-            "wep".to_string()
-        } else if let Some(s) = cfg.suite {
-            s.name().to_string()
-        } else if let Some((_, k)) = cands.first() {
-            k.suite().name().to_string()
-        } else if tkip_hint {
-            "tkip".to_string()
-        } else {
-            "ccmp/gcmp".to_string()
+        if cands.len() > 1 {
+            cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
+        }
+        let fallback = || {
+            if wep {
+                "wep".to_string()
+            } else if let Some(s) = cfg.suite {
+                s.name().to_string()
+            } else if tkip_hint {
+                "tkip".to_string()
+            } else {
+                "ccmp/gcmp".to_string()
+            }
         };
         if cands.is_empty() {
-            let st = s.suites.entry(fallback).or_default();
+            let reason = keys.no_key_reason(&q);
+            let st = s.suites.entry(fallback()).or_default();
             st.seen += 1;
             st.no_key += 1;
             s.unchanged += 1;
-            return Ok(());
+            *links
+                .entry(link)
+                .or_default()
+                .left
+                .entry(reason)
+                .or_default() += 1;
+            return Ok(!eth);
         }
         let mut verified = None;
         for (id, k) in &cands {
-            let mut buf = f.mpdu.to_vec();
-            match k.unprotect_in_place(&mut buf) {
-                Ok(u) => {
-                    verified = Some((*id, k.suite(), u, buf));
-                    break;
-                }
-                Err(_) => buf.zeroize(),
+            buf.clear();
+            buf.extend_from_slice(f.mpdu);
+            // On failure the suite leaves the frame as it was given: no
+            // plaintext to wipe.
+            if let Ok(u) = k.unprotect_in_place(&mut buf) {
+                verified = Some((*id, k.suite(), u));
+                break;
             }
         }
-        let Some((id, suite, proof, mut plain)) = verified else {
-            let st = s.suites.entry(fallback).or_default();
+        let Some((id, suite, proof)) = verified else {
+            let name = cands
+                .first()
+                .map(|(_, k)| k.suite().name().to_string())
+                .unwrap_or_else(fallback);
+            let st = s.suites.entry(name).or_default();
             st.seen += 1;
             st.integrity_failures += 1;
             s.unchanged += 1;
-            return Ok(());
+            let acc = links.entry(link).or_default();
+            acc.integrity_failures += 1;
+            *acc.left
+                .entry("integrity check failed under every key")
+                .or_default() += 1;
+            return Ok(!eth);
         };
+        drop(cands);
         let st = s.suites.entry(suite.name().to_string()).or_default();
         st.seen += 1;
         // WEP has no replay protection (12.3.2); the others keep one
@@ -467,27 +667,74 @@ pub fn decrypt<W: Write, K: KeyStore>(
             let c = counters.entry((id, ta)).or_default();
             if c.accept(slot, &proof).is_err() {
                 st.replays += 1;
-                plain.zeroize();
+                buf.as_mut_slice().zeroize();
                 s.unchanged += 1;
-                return Ok(());
+                let acc = links.entry(link).or_default();
+                acc.replays += 1;
+                *acc.left.entry("replayed packet number").or_default() += 1;
+                return Ok(!eth);
             }
         }
         st.decrypted += 1;
         s.decrypted += 1;
-        plain.truncate(proof.len());
-        keys.observe(&plain);
-        let framing = f.framing;
-        let data = link::rebuild(&p.data, &framing, &plain);
-        plain.zeroize();
-        p.replace_data(data);
-        Ok(())
+        links
+            .entry(link)
+            .or_default()
+            .decrypted
+            .entry(id)
+            .or_insert((0, suite))
+            .0 += 1;
+        buf.truncate(proof.len());
+        keys.observe(&buf);
+        let keep = if eth {
+            match to_ethernet(&buf) {
+                Some(e) => {
+                    p.replace_data(e);
+                    true
+                }
+                None => false,
+            }
+        } else {
+            let framing = f.framing;
+            replace_mpdu(p, &framing, &buf);
+            true
+        };
+        // Wipe what was used, not the whole capacity.
+        buf.as_mut_slice().zeroize();
+        if !keep {
+            s.not_written += 1;
+        }
+        Ok(keep)
     })?;
+    if eth {
+        s.not_written += s.unchanged;
+    }
+    for ((bssid, sta), acc) in links {
+        let name = match sta {
+            Some(st) => format!("{bssid} {st}"),
+            None => format!("{bssid} group"),
+        };
+        let l = s.links.entry(name).or_default();
+        for (id, (n, suite)) in acc.decrypted {
+            let key = keys
+                .key_name(id)
+                .unwrap_or_else(|| format!("{} key #{}", suite.name(), id.0));
+            *l.decrypted.entry(key).or_default() += n;
+        }
+        l.integrity_failures += acc.integrity_failures;
+        l.replays += acc.replays;
+        for (r, n) in acc.left {
+            *l.left_encrypted.entry(r.to_string()).or_default() += n;
+        }
+    }
     Ok(s)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn verify_bip<K: KeyStore>(
     s: &mut DecryptSummary,
-    counters: &mut HashMap<(KeyId, MacAddr), ReplayCounters>,
+    acc: &mut LinkAcc,
+    counters: &mut FastMap<(KeyId, MacAddr), ReplayCounters>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -516,6 +763,7 @@ fn verify_bip<K: KeyStore>(
         let st = s.suites.entry(fallback.to_string()).or_default();
         st.seen += 1;
         st.no_key += 1;
+        *acc.left.entry("BIP not verified: no IGTK").or_default() += 1;
         return;
     }
     for (id, k) in &cands {
@@ -526,8 +774,10 @@ fn verify_bip<K: KeyStore>(
             let c = counters.entry((*id, ta)).or_default();
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
+                acc.replays += 1;
             } else {
                 st.decrypted += 1;
+                acc.decrypted.entry(*id).or_insert((0, k.suite())).0 += 1;
             }
             return;
         }
@@ -535,6 +785,7 @@ fn verify_bip<K: KeyStore>(
     let st = s.suites.entry(fallback.to_string()).or_default();
     st.seen += 1;
     st.integrity_failures += 1;
+    acc.integrity_failures += 1;
 }
 
 #[cfg(test)]

@@ -255,3 +255,58 @@ fn usage_errors_exit_2() {
         assert!(!o.stderr.is_empty());
     }
 }
+
+#[test]
+fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ov");
+    let o = wisec(&[
+        "lab",
+        "run",
+        "overhead",
+        "--quick",
+        "--set",
+        "suites=ccmp128",
+        "--set",
+        "measures=udp",
+        "--calibration",
+        "nominal",
+        "--pcap",
+        "all",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    // The report gives the keys of what went on the air.
+    let line = md
+        .lines()
+        .find(|l| l.contains("keys: ccmp128"))
+        .unwrap_or_else(|| panic!("{md}"));
+    let field = |after: &str| line.split(after).nth(1).unwrap().split('`').nth(1).unwrap();
+    let (ssid, pass) = (field("SSID "), field("passphrase "));
+    let pcaps: Vec<_> = std::fs::read_dir(out.join("channels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pcaps.len(), 1, "{pcaps:?}");
+    let udp = |key: Option<String>| {
+        let mut c = Command::new("tshark");
+        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", "udp"]);
+        if let Some(k) = key {
+            c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &k]);
+        }
+        let t = c
+            .output()
+            .expect("tshark is required (scripts/prereqs.sh installs it)");
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        String::from_utf8(t.stdout).unwrap().lines().count()
+    };
+    // Encrypted without the key, readable with it.
+    assert_eq!(udp(None), 0);
+    let n = udp(Some(format!(
+        "uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""
+    )));
+    assert!(n > 50, "{n} UDP datagrams decrypted");
+}

@@ -12,6 +12,7 @@
 //! [`TrialEnv::observer`] when one is set, for the channel pcap; the
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
+pub mod overhead;
 pub mod saturation;
 
 use crate::cost::Calibration;
@@ -542,6 +543,7 @@ pub trait Experiment {
 pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
     match name {
         "saturation" => Ok(Box::new(saturation::Saturation::new(opts)?)),
+        "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),

@@ -1,0 +1,225 @@
+//! Keys derived while the capture streams past: a [`KeyStore`] over the
+//! passive handshake tracker of `wisec-proto`, beside the keys typed on
+//! the command line.
+
+use crate::keys::{KeyId, KeyQuery, KeyStore, StaticKeys};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use wisec_crypto::suite::{BipKey, DataKey};
+use wisec_proto::tracker::{Event, KeyHandle, LinkStats, Tracker};
+use wisec_wire::MacAddr;
+
+/// Tracker keys live above this bit so they never meet typed keys' IDs.
+const TRACKED: u32 = 1 << 31;
+
+fn id_of(h: KeyHandle) -> KeyId {
+    KeyId(TRACKED | h.0)
+}
+
+/// Typed keys and the keys a handshake tracker derives.
+pub struct TrackedKeys {
+    /// Keys given as TK/GTK/WEP/IGTK.
+    pub given: StaticKeys,
+    tracker: Tracker,
+    names: HashMap<KeyId, String>,
+    keys_out: Option<String>,
+    /// Rejections by (BSS, station) and reason, with the message.
+    rejections: BTreeMap<(MacAddr, MacAddr), BTreeMap<String, u64>>,
+}
+
+impl TrackedKeys {
+    /// A store over `given` and `tracker`; with `keys_out` every derived
+    /// key is also written out in tshark's `80211_keys` form.
+    pub fn new(given: StaticKeys, tracker: Tracker, keys_out: bool) -> TrackedKeys {
+        TrackedKeys {
+            given,
+            tracker,
+            names: HashMap::new(),
+            keys_out: keys_out.then(|| {
+                "# Keys derived by wisec decrypt, in Wireshark's 80211_keys form:\n\
+                 # \"key type\",\"key\". IGTKs have no key type there and are comments.\n"
+                    .to_string()
+            }),
+            rejections: BTreeMap::new(),
+        }
+    }
+
+    /// The tracker.
+    pub fn tracker(&self) -> &Tracker {
+        &self.tracker
+    }
+
+    /// The `80211_keys` text collected so far.
+    pub fn keys_out(&self) -> Option<&str> {
+        self.keys_out.as_deref()
+    }
+
+    /// Per link (BSS, station): the tracker's counters and the rejection
+    /// reasons with the message they concerned.
+    pub fn link_reports(&self) -> Vec<(MacAddr, MacAddr, LinkStats, BTreeMap<String, u64>)> {
+        self.tracker
+            .links()
+            .map(|(a, s, st)| {
+                let r = self.rejections.get(&(a, s)).cloned().unwrap_or_default();
+                (a, s, st.clone(), r)
+            })
+            .collect()
+    }
+
+    fn drain(&mut self) {
+        while let Some(e) = self.tracker.poll_event() {
+            match e {
+                Event::PairwiseKey {
+                    aa,
+                    spa,
+                    handle,
+                    suite,
+                    ptk,
+                    pmk,
+                    akm,
+                    ..
+                } => {
+                    self.names.insert(
+                        id_of(handle),
+                        format!("PTK#{} {} {aa}-{spa}", handle.0, suite.name()),
+                    );
+                    if let Some(o) = self.keys_out.as_mut() {
+                        let _ = writeln!(
+                            o,
+                            "# PTK#{} {aa} {spa} AKM {:02x}-{:02x}-{:02x}:{} KCK {} KEK {}",
+                            handle.0,
+                            akm.oui[0],
+                            akm.oui[1],
+                            akm.oui[2],
+                            akm.suite_type,
+                            hex::encode(ptk.kck()),
+                            hex::encode(ptk.kek())
+                        );
+                        let psk_line = format!("\"wpa-psk\",\"{}\"\n", hex::encode(&*pmk));
+                        if !akm.is_ft() && matches!(pmk.len(), 32 | 48) && !o.contains(&psk_line) {
+                            o.push_str(&psk_line);
+                        }
+                        let _ = writeln!(o, "\"tk\",\"{}\"", hex::encode(ptk.tk()));
+                    }
+                }
+                Event::PairwiseKeyId { .. } => {}
+                Event::GroupKey {
+                    bssid,
+                    handle,
+                    key_id,
+                    suite,
+                    key,
+                } => {
+                    self.names.insert(
+                        id_of(handle),
+                        format!("GTK#{} id {key_id} {} {bssid}", handle.0, suite.name()),
+                    );
+                    if let Some(o) = self.keys_out.as_mut() {
+                        let _ = writeln!(o, "# GTK#{} {bssid} key id {key_id}", handle.0);
+                        let _ = writeln!(o, "\"tk\",\"{}\"", hex::encode(&*key));
+                    }
+                }
+                Event::IntegrityGroupKey {
+                    bssid,
+                    handle,
+                    key_id,
+                    suite,
+                    key,
+                } => {
+                    self.names.insert(
+                        id_of(handle),
+                        format!("IGTK#{} id {key_id} {} {bssid}", handle.0, suite.name()),
+                    );
+                    if let Some(o) = self.keys_out.as_mut() {
+                        let _ = writeln!(
+                            o,
+                            "# IGTK#{} {bssid} key id {key_id} {} {}",
+                            handle.0,
+                            suite.name(),
+                            hex::encode(&*key)
+                        );
+                    }
+                }
+                Event::Rejected {
+                    aa,
+                    spa,
+                    message,
+                    reason,
+                } => {
+                    *self
+                        .rejections
+                        .entry((aa, spa))
+                        .or_default()
+                        .entry(format!("{}: {}", message.name(), reason.reason()))
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+}
+
+impl KeyStore for TrackedKeys {
+    fn data_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &DataKey)> {
+        let mut v: Vec<(KeyId, &DataKey)> = Vec::new();
+        if !q.wep {
+            let id = (q.key_id & 3) as u8;
+            if q.group {
+                // Group-addressed frames come from the AP: TA is the BSSID.
+                v.extend(
+                    self.tracker
+                        .group_keys(q.ta, id)
+                        .map(|(h, k)| (id_of(h), k)),
+                );
+            } else {
+                v.extend(
+                    self.tracker
+                        .pairwise_keys(q.ra, q.ta, id)
+                        .map(|(h, k)| (id_of(h), k)),
+                );
+            }
+        }
+        v.extend(self.given.data_keys(q));
+        v
+    }
+
+    fn bip_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &BipKey)> {
+        let mut v: Vec<(KeyId, &BipKey)> = self
+            .tracker
+            .integrity_keys(q.ta, q.key_id)
+            .map(|(h, k)| (id_of(h), k))
+            .collect();
+        v.extend(self.given.bip_keys(q));
+        v
+    }
+
+    fn observe(&mut self, mpdu: &[u8]) {
+        self.tracker.observe(mpdu);
+        self.drain();
+    }
+
+    fn no_key_reason(&self, q: &KeyQuery<'_>) -> &'static str {
+        if q.wep {
+            return "WEP frame and no WEP key given";
+        }
+        if self.tracker.is_empty() {
+            return "no key given for this frame";
+        }
+        if q.group {
+            if self.tracker.saw_handshake(q.ta, q.ta) || self.tracker.ssid(q.ta).is_some() {
+                return "no GTK for this BSS and Key ID (no verified message 3 or group message)";
+            }
+            return "no GTK for this BSS and Key ID";
+        }
+        if !self.tracker.saw_handshake(q.ra, q.ta) {
+            "no handshake seen for this station"
+        } else if !self.tracker.has_ptk(q.ra, q.ta) {
+            "handshake seen but no PTK verified (see the rejections)"
+        } else {
+            "no PTK for this Key ID"
+        }
+    }
+
+    fn key_name(&self, id: KeyId) -> Option<String> {
+        self.names.get(&id).cloned()
+    }
+}
