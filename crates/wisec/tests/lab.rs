@@ -310,3 +310,69 @@ fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
     )));
     assert!(n > 50, "{n} UDP datagrams decrypted");
 }
+
+#[test]
+fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("int");
+    let child = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args([
+            "lab",
+            "run",
+            "saturation",
+            "--stations",
+            "1,2,3,4,5,6,7,8,9,10",
+            "--seconds",
+            "2",
+            "--trials",
+            "5",
+            "--calibration",
+            "nominal",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first trial's files, then interrupt as Ctrl-C does.
+    let first = out.join("trials").join("0000-basic-n001-t00.json");
+    let start = std::time::Instant::now();
+    while !first.exists() {
+        assert!(start.elapsed().as_secs() < 120, "no trial completed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(all["status"], "interrupted");
+    let done = all["completed"].as_u64().unwrap();
+    assert!((1..100).contains(&done), "{done}");
+    // Every completed trial has its files, and nothing half-written is left.
+    let trials: Vec<_> = std::fs::read_dir(out.join("trials"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(trials.len() as u64, 2 * done, "{trials:?}");
+    assert!(trials
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".part")));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "Incomplete: interrupted after {done} of 100 trials"
+        )),
+        "{md}"
+    );
+}
