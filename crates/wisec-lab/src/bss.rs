@@ -277,9 +277,9 @@ fn protect(key: &DataKey, frame: &[u8], pn: u64, key_id: u8) -> Option<Vec<u8>> 
     Some(out)
 }
 
-/// Builds a data MPDU carrying the Ethernet frame `eth` (RFC 1042
-/// LLC/SNAP encapsulation, IEEE Std 802.11-2020 Annex M? no: 5.1.4 and
-/// the 802.1H/RFC 1042 bridging rules).
+/// Builds a data MPDU carrying the Ethernet frame `eth` behind an RFC 1042
+/// LLC/SNAP header (the EtherType kept, the addresses moved into the MAC
+/// header per Table 9-30).
 fn data_from_eth(addressing: Addressing, seq: u16, eth: &[u8]) -> Option<Vec<u8>> {
     let ethertype = EtherType(u16::from_be_bytes([*eth.get(12)?, *eth.get(13)?]));
     let payload = eth.get(14..)?;
@@ -1297,7 +1297,7 @@ impl StaNode {
         if !group && h.addr1() != self.addr {
             return;
         }
-        // Our own broadcasts relayed by the AP (11.3.5... the SA is ours).
+        // Our own broadcasts relayed back by the AP (the SA is ours).
         if h.addr3() == Some(self.addr) {
             return;
         }

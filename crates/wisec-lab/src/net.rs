@@ -4,8 +4,8 @@
 //! its wired port, and the traffic generators that run on it.
 //!
 //! The device is Ethernet-framed: the node turns each Ethernet frame into
-//! an 802.11 data frame and back (IEEE Std 802.11-2020, 5.1.4 and the RFC
-//! 1042 encapsulation of Annex M... as every Linux driver does). Its
+//! an 802.11 data frame behind an RFC 1042 LLC/SNAP header and back, as
+//! an 802.11 bridge or driver does. Its
 //! transmit queue is bounded, which gives smoltcp the backpressure of a
 //! real driver queue: a saturating UDP sender is paced by the MAC.
 

@@ -36,6 +36,12 @@ pub fn calibrate(a: CalibrateArgs) -> Result<(), Failure> {
     if a.budget_ms == 0 || a.budget_ms > 600_000 {
         return Err(Failure::Usage("--budget-ms: 1 to 600000".into()));
     }
+    if !a.nominal && cfg!(debug_assertions) {
+        eprintln!(
+            "warning: this is an unoptimised build; its crypto is many times slower than a \
+release build's (cargo run --release -- lab calibrate)"
+        );
+    }
     let cal = if a.nominal {
         Calibration::nominal()
     } else {

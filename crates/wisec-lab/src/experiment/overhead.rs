@@ -933,21 +933,26 @@ node's processor from the calibration and its device profile.",
 station. The seed's trials vary by RF conditions (standard deviations of 10-40 kb/s); the \
 lab's vary only by backoff draws, so its standard deviations are much smaller."
                 .to_string(),
-            "Seed 001 measured 1.5-1.6 Mb/s of TCP/UDP goodput at 2 Mb/s; the DCF with a 1500-octet \
-frame and the long preamble allows about 1.7 Mb/s, which the lab reaches. The difference \
-is the seed's Windows hosts, Qcheck's timing and its RF environment."
+            "At 2 Mb/s the lab's UDP goodput (about 1.67 Mb/s) is a little above the seed's \
+1.61-1.63 Mb/s and its TCP goodput (about 1.55 Mb/s) a little below the seed's 1.54-1.58: \
+the lab's channel is ideal, its TCP is smoltcp's (Reno, delayed Acks, 64 KiB window) rather \
+than Windows XP's, and its times come from the simulator rather than Qcheck's clock."
                 .to_string(),
-            "In the enterprise configuration the AP's crypto costs nothing (Cisco hardware does it \
-on the radio) and the client's costs overlap with the previous frame's airtime, so the \
-lab's overhead is essentially the suite's extra octets on the air: 8 (WEP), 20 (TKIP), \
-16 (CCMP-128), 24 (CCMP-256, GCMP), 33 (DiscoSec) per frame. The seed's TKIP figure is \
-above its CCMP one although TKIP adds only 4 more octets: its hardware spent more time on \
-TKIP's per-frame key mixing and Michael, which a fast processor hides."
+            "In the enterprise configuration the AP's crypto runs at the host's speed (the Cisco \
+AP did it in hardware) and the client is a Pentium 4 profile; crypto of one frame overlaps \
+the previous frame's airtime, so the lab's overhead is mostly the suite's extra octets on the \
+air: 8 (WEP), 20 (TKIP), 16 (CCMP-128), 24 (CCMP-256, GCMP), 33 (DiscoSec) per frame. The \
+seed's TKIP overhead is above its CCMP one by more than TKIP's 4 extra octets explain: its \
+hardware spent more time on TKIP's per-frame key mixing and Michael."
                 .to_string(),
             "The SOHO configuration charges the AP's crypto to a WRT54G-class MIPS at 200 MHz with \
-software ciphers (the device profile's factors are estimates, see `wisec lab calibrate` and \
-the profiles' documentation); where that processor cannot keep up with the air, overhead \
-grows beyond the octets' share."
+software ciphers (the profile's cycles-per-octet factors are estimates; see the cost model's \
+documentation). At 11 Mb/s one frame's crypto still fits in the previous frame's airtime, so \
+the lab does not reproduce the seed's doubled SOHO overhead: the WRT54G's real costs (driver, \
+bridging, interrupts per frame) are not crypto and are not modelled."
+                .to_string(),
+            "Calibrate with a release build (`cargo run --release -- lab calibrate --out cal.json`): \
+an unoptimised build's crypto is tens of times slower and makes AES-GCM look CPU-bound."
                 .to_string(),
         ];
         Report {
