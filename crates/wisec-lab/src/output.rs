@@ -1,7 +1,7 @@
 //! Running an experiment into an output directory.
 //!
 //! [`run`] owns the loop over an [`Experiment`]'s trials. Each trial's
-//! result is written as soon as the trial ends (`trials/NNNN-label.json`
+//! result is written as soon as the trial ends (`trials/LABEL.json`
 //! and `.csv`, each written to a temporary name and renamed, so a file
 //! that exists is whole); the channel captures of the trials chosen by the
 //! scenario go to `channels/`. When the loop ends — all trials done, a
@@ -218,9 +218,9 @@ fn safe(name: &str) -> String {
         .collect()
 }
 
-/// The file stem of a trial: its index and label.
+/// The file stem of a trial: its label (unique within a plan).
 pub fn trial_stem(r: &TrialResult) -> String {
-    format!("{:04}-{}", r.spec.index, safe(&r.spec.label))
+    safe(&r.spec.label)
 }
 
 /// Runs `exp` with `settings`. Returns `Ok` with the outcome whatever

@@ -113,7 +113,7 @@ fn files_are_written_and_well_formed() {
     // nanosecond one with link type 127, and records follow.
     let pcaps: Vec<_> = std::fs::read_dir(d.join("channels")).unwrap().collect();
     assert_eq!(pcaps.len(), 1);
-    let pcap = std::fs::read(d.join("channels").join("0000-basic-n001-t00-ch0.pcap")).unwrap();
+    let pcap = std::fs::read(d.join("channels").join("basic-n001-t00-ch0.pcap")).unwrap();
     assert_eq!(&pcap[..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
     assert_eq!(u32::from_le_bytes(pcap[20..24].try_into().unwrap()), 127);
     assert!(pcap.len() > 24 + 16 * 100);
@@ -124,7 +124,7 @@ fn files_are_written_and_well_formed() {
         "## Parameters",
         "| stations | access | trials | simulated (Mb/s)",
         "![Saturation throughput, 802.11b](saturation.png)",
-        "channels/0000-basic-n001-t00-ch0.pcap",
+        "channels/basic-n001-t00-ch0.pcap",
     ] {
         assert!(md.contains(want), "{want}\n{md}");
     }

@@ -86,7 +86,7 @@ fn saturation_writes_its_report_and_is_reproducible() {
     assert!(md.contains("![Saturation throughput"), "{md}");
 
     // The channel pcap: wisec's reader and tshark both read it whole.
-    let pcap = out1.join("channels").join("0000-basic-n001-t00-ch0.pcap");
+    let pcap = out1.join("channels").join("basic-n001-t00-ch0.pcap");
     let (ifaces, packets) = common::read(&pcap);
     assert_eq!(ifaces.len(), 1);
     assert_eq!(ifaces[0].link_type, 127);
@@ -336,7 +336,7 @@ fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
         .spawn()
         .unwrap();
     // Wait for the first trial's files, then interrupt as Ctrl-C does.
-    let first = out.join("trials").join("0000-basic-n001-t00.json");
+    let first = out.join("trials").join("basic-n001-t00.json");
     let start = std::time::Instant::now();
     while !first.exists() {
         assert!(start.elapsed().as_secs() < 120, "no trial completed");
