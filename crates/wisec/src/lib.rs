@@ -5,6 +5,7 @@
 //! ([`bench`](mod@bench)) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+mod batched;
 pub mod bench;
 pub mod bench_decrypt;
 pub mod capture;
