@@ -15,7 +15,9 @@
 //! ciphertext stays available in the input for a frame whose result the
 //! pipeline discards (a key changed earlier in the stretch).
 
-use crate::keys::{KeyId, KeyStore};
+use crate::keys::{BatchKey, KeyId, KeyStore};
+use std::collections::HashMap;
+use std::sync::Arc;
 use wisec_crypto::batch::{FrameBuf, Status};
 use wisec_crypto::suite::Suite;
 use wisec_crypto::Unprotected;
@@ -82,7 +84,14 @@ pub(crate) struct Batch {
     slots: Vec<Slot>,
     /// Per round: the frames to try under each key.
     groups: Vec<(KeyId, Suite, Vec<usize>)>,
+    /// The engines of the candidates, bound by [`Batch::bind`].
+    engines: Vec<(KeyId, Arc<BatchKey>)>,
 }
+
+/// Shared copies of a store's multi-frame engines, made once per key, so
+/// that a batch can be unprotected on another thread.
+#[derive(Default)]
+pub(crate) struct Engines(HashMap<KeyId, Option<Arc<BatchKey>>>);
 
 impl Batch {
     /// Forgets every queued frame (the scratch is reused, and wiped when
@@ -90,11 +99,29 @@ impl Batch {
     pub(crate) fn clear(&mut self) {
         self.scratch.clear();
         self.slots.clear();
+        self.engines.clear();
     }
 
-    /// Number of queued frames.
-    pub(crate) fn len(&self) -> usize {
-        self.slots.len()
+    /// Binds the engine of every candidate of the queued frames (a key
+    /// without one leaves its frames [`Outcome::Unusable`]).
+    pub(crate) fn bind<K: KeyStore + ?Sized>(&mut self, keys: &K, engines: &mut Engines) {
+        self.engines.clear();
+        let mut last = None;
+        for s in &self.slots {
+            for &(id, _) in s.cands.ids() {
+                if last == Some(id) || self.engines.iter().any(|(k, _)| *k == id) {
+                    continue;
+                }
+                last = Some(id);
+                let e = engines
+                    .0
+                    .entry(id)
+                    .or_insert_with(|| keys.batch_key(id).map(|k| Arc::new(k.clone())));
+                if let Some(e) = e {
+                    self.engines.push((id, e.clone()));
+                }
+            }
+        }
     }
 
     /// Queues a protected MPDU; returns its index.
@@ -135,7 +162,8 @@ impl Batch {
     /// Unprotects every pending frame: round `r` tries each frame that has
     /// not verified under its `r`-th candidate, the frames of one key in
     /// one call of its multi-frame engine.
-    pub(crate) fn run<K: KeyStore + ?Sized>(&mut self, keys: &K) {
+    /// Needs [`Batch::bind`] first.
+    pub(crate) fn run(&mut self) {
         let mut groups = std::mem::take(&mut self.groups);
         for round in 0..MAX_CANDIDATES {
             groups.clear();
@@ -179,7 +207,12 @@ impl Batch {
                 at = s.off + s.len;
             }
             for (id, suite, group) in &groups {
-                let engine = keys.batch_key(*id).filter(|k| k.suite() == *suite);
+                let engine = self
+                    .engines
+                    .iter()
+                    .find(|(k, _)| k == id)
+                    .map(|(_, e)| &**e)
+                    .filter(|k| k.suite() == *suite);
                 let Some(engine) = engine else {
                     for &i in group {
                         if let Some(s) = self.slots.get_mut(i) {
@@ -300,7 +333,8 @@ mod tests {
         for (f, c, _) in &frames {
             b.push(f, *c);
         }
-        b.run(&keys);
+        b.bind(&keys, &mut Engines::default());
+        b.run();
         for (i, (f, _, want)) in frames.iter().enumerate() {
             match (b.outcome(i), want) {
                 (Outcome::Verified(id, suite, u), Some(w)) => {
@@ -321,7 +355,7 @@ mod tests {
             }
         }
         b.clear();
-        assert_eq!(b.len(), 0);
+        assert_eq!(b.outcome(0), Outcome::Unusable);
     }
 
     #[test]
@@ -343,7 +377,8 @@ mod tests {
             &frame(&[1u8; 16], Suite::Gcmp128, 1, 10),
             Candidates::new([id]).unwrap(),
         );
-        b.run(&keys);
+        b.bind(&keys, &mut Engines::default());
+        b.run();
         assert_eq!(b.outcome(0), Outcome::Unusable);
         assert_eq!(Candidates::new([]), None);
         assert_eq!(

@@ -1,10 +1,10 @@
 //! The encrypt and decrypt pipelines: capture in, capture out, every frame
 //! either changed or written as it was.
 
-use crate::batched::{Batch, Candidates, Outcome};
+use crate::batched::{Batch, Candidates, Engines, Outcome};
 use crate::capture::{
-    link_type_name, CaptureReader, CaptureWriter, Encoder, Interface, Packet, PacketMeta, Record,
-    Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
+    link_type_name, CaptureError, CaptureReader, CaptureWriter, Encoder, Interface, Packet,
+    PacketMeta, Record, Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
 };
 use crate::keys::{KeyId, KeyQuery, KeyStore};
 use crate::link::{self, FcsMode, Framing};
@@ -12,7 +12,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
-use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use wisec_crypto::replay::{ReplayCounters, ReplaySlot};
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
 use wisec_crypto::FrameProtector;
@@ -31,47 +31,60 @@ struct Fnv(u64);
 impl Fnv {
     const K: u64 = 0x517c_c1b7_2722_0a95;
 
+    #[inline]
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
     }
 }
 
 impl std::hash::Hasher for Fnv {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
+    #[inline]
+    fn write(&mut self, mut bytes: &[u8]) {
+        while let Some((w, rest)) = bytes.split_first_chunk::<8>() {
+            self.add(u64::from_le_bytes(*w));
+            bytes = rest;
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 59));
+        let mut w = 0u64;
+        if let Some((a, rest)) = bytes.split_first_chunk::<4>() {
+            w = u64::from(u32::from_le_bytes(*a));
+            bytes = rest;
         }
+        if let Some((a, rest)) = bytes.split_first_chunk::<2>() {
+            w = (w << 16) | u64::from(u16::from_le_bytes(*a));
+            bytes = rest;
+        }
+        if let Some(&b) = bytes.first() {
+            w = (w << 8) | u64::from(b);
+        }
+        self.add(w);
     }
 
+    #[inline]
     fn write_u8(&mut self, i: u8) {
         self.add(u64::from(i));
     }
 
+    #[inline]
     fn write_u16(&mut self, i: u16) {
         self.add(u64::from(i));
     }
 
+    #[inline]
     fn write_u32(&mut self, i: u32) {
         self.add(u64::from(i));
     }
 
+    #[inline]
     fn write_u64(&mut self, i: u64) {
         self.add(i);
     }
 
+    #[inline]
     fn write_usize(&mut self, i: usize) {
         self.add(i as u64);
     }
@@ -726,8 +739,61 @@ struct Decrypter {
     cache: FastMap<QueryKey, Option<Candidates>>,
     cache_last: Option<(QueryKey, Option<Candidates>)>,
     cache_gen: Option<u64>,
-    /// Per packet of a stretch: its frame and its index in the batch.
-    plan: Vec<(Option<Loc>, Option<usize>)>,
+    /// Shared copies of the multi-frame engines.
+    engines: Engines,
+}
+
+/// A stretch of the capture: packets read, their frames located, and
+/// (once classified) their index in the batch; then why the reading
+/// stopped.
+struct Stretch {
+    arena: Vec<u8>,
+    metas: Vec<PacketMeta>,
+    locs: Vec<Option<Loc>>,
+    slots: Vec<Option<usize>>,
+    stop: Stop,
+}
+
+impl Stretch {
+    fn new() -> Stretch {
+        Stretch {
+            arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
+            metas: Vec::new(),
+            locs: Vec::new(),
+            slots: Vec::new(),
+            stop: Stop::Full,
+        }
+    }
+
+    /// Reads the next stretch of about `size` bytes and locates its
+    /// frames; `ifaces` follows the records read.
+    fn fill(
+        &mut self,
+        reader: &mut CaptureReader,
+        ifaces: &mut Vec<Interface>,
+        fcs: FcsMode,
+        size: usize,
+    ) -> Result<(), CaptureError> {
+        self.arena.clear();
+        self.metas.clear();
+        self.locs.clear();
+        self.slots.clear();
+        self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
+        for m in &self.metas {
+            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let loc = usize::try_from(m.interface)
+                .ok()
+                .and_then(|i| ifaces.get(i))
+                .and_then(|i| Loc::find(i, fcs, m, data));
+            self.locs.push(loc);
+        }
+        match &self.stop {
+            Stop::Record(Record::Section) => ifaces.clear(),
+            Stop::Record(Record::Interface(i)) => ifaces.push(i.clone()),
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 impl Decrypter {
@@ -743,7 +809,7 @@ impl Decrypter {
             cache: FastMap::default(),
             cache_last: None,
             cache_gen: None,
-            plan: Vec::new(),
+            engines: Engines::default(),
         }
     }
 
@@ -802,57 +868,58 @@ impl Decrypter {
         c
     }
 
-    /// Decrypts one stretch of packets: locates every frame, runs the
-    /// frames the multi-frame engine can take through it, then handles
-    /// every packet in capture order. A batch result is used only while
-    /// the keys are those it was computed with; after a key change the
-    /// rest of the stretch goes frame by frame. Returns true when the keys
-    /// changed.
-    #[allow(clippy::too_many_arguments)]
-    fn stretch<K: KeyStore>(
+    /// Looks up the candidate keys of every frame of a stretch and queues
+    /// those the multi-frame engine can take (cleared `batch` first);
+    /// returns the key generation the lookups belong to.
+    fn classify<K: KeyStore>(
         &mut self,
-        keys: &mut K,
-        ifaces: &[Interface],
-        arena: &[u8],
-        metas: &[PacketMeta],
+        keys: &K,
+        c: &mut Stretch,
         batch: &mut Batch,
-        out: &mut Output<'_>,
-    ) -> Result<bool> {
-        if metas.is_empty() {
-            return Ok(false);
-        }
+    ) -> Option<u64> {
         batch.clear();
-        let mut plan = std::mem::take(&mut self.plan);
-        plan.clear();
+        c.slots.clear();
         let gen = keys.key_generation();
         if gen != self.cache_gen {
             self.cache.clear();
             self.cache_last = None;
             self.cache_gen = gen;
         }
-        for m in metas {
-            let data = arena.get(m.start..m.start + m.len).unwrap_or_default();
-            let loc = usize::try_from(m.interface)
-                .ok()
-                .and_then(|i| ifaces.get(i))
-                .and_then(|i| Loc::find(i, self.cfg.fcs, m, data));
-            let slot = match (gen, &loc) {
+        for (m, loc) in c.metas.iter().zip(&c.locs) {
+            let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let slot = match (gen, loc) {
                 (Some(_), Some(l)) => self
                     .batchable(keys, l, data)
-                    .map(|c| batch.push(link::mpdu(data, &l.framing), c)),
+                    .map(|cands| batch.push(link::mpdu(data, &l.framing), cands)),
                 _ => None,
             };
-            plan.push((loc, slot));
+            c.slots.push(slot);
         }
-        if batch.len() > 0 {
-            batch.run(keys);
+        batch.bind(keys, &mut self.engines);
+        gen
+    }
+
+    /// Handles every packet of a stretch in capture order, with the
+    /// results of its batch (run). A batch result is used only while the
+    /// keys are those it was computed with: when they changed before the
+    /// stretch, it is looked up and run again here; when they change
+    /// within, the rest of the stretch goes frame by frame. Returns true
+    /// when the keys changed.
+    fn apply<K: KeyStore>(
+        &mut self,
+        keys: &mut K,
+        c: &mut Stretch,
+        batch: &mut Batch,
+        mut gen: Option<u64>,
+        out: &mut Output<'_>,
+    ) -> Result<bool> {
+        let start = keys.key_generation();
+        if start != gen {
+            gen = self.classify(keys, c, batch);
+            batch.run();
         }
-        for (m, (loc, slot)) in metas.iter().zip(&plan) {
-            let data = arena.get(m.start..m.start + m.len).unwrap_or_default();
-            usize::try_from(m.interface)
-                .ok()
-                .and_then(|i| ifaces.get(i))
-                .context("packet of an undescribed interface")?;
+        for ((m, loc), slot) in c.metas.iter().zip(&c.locs).zip(&c.slots) {
+            let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
             let pre = slot
                 .filter(|&i| {
                     matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
@@ -861,8 +928,7 @@ impl Decrypter {
                 .map(|i| (&*batch, i));
             self.packet(keys, m, data, *loc, pre, out)?;
         }
-        self.plan = plan;
-        Ok(keys.key_generation() != gen)
+        Ok(keys.key_generation() != start)
     }
 
     /// Handles one packet: what `wisec decrypt` does to a frame. With
@@ -1107,9 +1173,17 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
     cfg: DecryptConfig,
     tick: &mut dyn FnMut(),
 ) -> Result<DecryptSummary> {
+    let file = reader.file_name().to_string();
     let (enc, sink) = writer.split();
+    // Output blocks to the writing thread, and back for reuse.
     let (full_tx, full_rx) = sync_channel::<Vec<u8>>(4);
     let (empty_tx, empty_rx) = channel::<Vec<u8>>();
+    // Stretches read and located, and back with the next size.
+    let (read_tx, read_rx) = sync_channel::<Result<Stretch, CaptureError>>(READ_AHEAD);
+    let (free_tx, free_rx) = channel::<(Stretch, usize)>();
+    // Batches to unprotect, and back.
+    let (job_tx, job_rx) = channel::<Batch>();
+    let (done_tx, done_rx) = channel::<Batch>();
     std::thread::scope(|scope| {
         let writing = scope.spawn(move || -> std::io::Result<()> {
             for mut block in full_rx {
@@ -1120,17 +1194,42 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
             }
             Ok(())
         });
+        let fcs = cfg.fcs;
+        scope.spawn(move || {
+            let mut ifaces = Vec::new();
+            for (mut st, size) in free_rx {
+                let r = st.fill(reader, &mut ifaces, fcs, size);
+                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End));
+                if read_tx.send(r.map(|()| st)).is_err() || end {
+                    break;
+                }
+            }
+        });
+        scope.spawn(move || {
+            for mut b in job_rx {
+                b.run();
+                if done_tx.send(b).is_err() {
+                    break;
+                }
+            }
+        });
         let mut out = Output {
             enc,
             block: Vec::with_capacity(OUT_BLOCK + (1 << 16)),
             full: full_tx,
             empty: empty_rx,
         };
-        let result = decrypt_stream(reader, &mut out, keys, cfg, tick).and_then(|s| {
+        let io = Io {
+            read: read_rx,
+            free: free_tx,
+            job: job_tx,
+            done: done_rx,
+        };
+        let result = decrypt_stream(&file, io, &mut out, keys, cfg, tick).and_then(|s| {
             out.send()?;
             Ok(s)
         });
-        // Closing the channel ends the writing thread.
+        // Closing the channels ends the other threads.
         drop(out);
         match writing.join() {
             Ok(Ok(())) => result,
@@ -1140,85 +1239,143 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
     })
 }
 
+/// Stretches read ahead of the one being decrypted.
+const READ_AHEAD: usize = 2;
+
+/// The channels of the decrypt pipeline's ordered stage.
+struct Io {
+    read: Receiver<Result<Stretch, CaptureError>>,
+    free: Sender<(Stretch, usize)>,
+    job: Sender<Batch>,
+    done: Receiver<Batch>,
+}
+
+impl Io {
+    fn stretch(&self) -> Result<Stretch> {
+        match self.read.recv() {
+            Ok(r) => Ok(r?),
+            Err(_) => bail!("the capture reader stopped"),
+        }
+    }
+
+    fn unprotected(&self) -> Result<Batch> {
+        self.done
+            .recv()
+            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+    }
+}
+
+/// The ordered stage: stretch `k` is classified and its batch handed to
+/// the engine thread while stretch `k - 1`, whose batch is back, is
+/// handled frame by frame in capture order.
 fn decrypt_stream<K: KeyStore>(
-    reader: &mut CaptureReader,
+    file: &str,
+    io: Io,
     out: &mut Output<'_>,
     keys: &mut K,
     cfg: DecryptConfig,
     tick: &mut dyn FnMut(),
 ) -> Result<DecryptSummary> {
-    let file = reader.file_name().to_string();
     let eth = cfg.ethernet;
     let mut d = Decrypter::new(cfg);
     let mut ifaces: Vec<Interface> = Vec::new();
-    let mut arena: Vec<u8> = Vec::with_capacity(STRETCH_BYTES + (1 << 16));
-    let mut metas: Vec<PacketMeta> = Vec::new();
-    let mut batch = Batch::default();
     let mut size = STRETCH_MIN;
+    for _ in 0..=READ_AHEAD {
+        let _ = io.free.send((Stretch::new(), size));
+    }
+    let mut spare: Vec<Batch> = Vec::new();
+    let mut pending: Option<(Stretch, Option<u64>)> = None;
     loop {
-        let stop = reader.read_packets(&mut arena, &mut metas, size)?;
-        for _ in &metas {
+        let mut st = io.stretch()?;
+        for _ in &st.metas {
             tick();
         }
-        let changed = d.stretch(keys, &ifaces, &arena, &metas, &mut batch, out)?;
-        size = if changed || keys.key_generation().is_none() {
-            STRETCH_MIN
+        let mut batch = spare.pop().unwrap_or_default();
+        let gen = d.classify(keys, &mut st, &mut batch);
+        io.job
+            .send(batch)
+            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        let last = !matches!(st.stop, Stop::Full);
+        let mut ready = vec![];
+        ready.extend(pending.take());
+        if last {
+            ready.push((st, gen));
         } else {
-            (size * 2).min(STRETCH_BYTES)
-        };
-        arena.clear();
-        metas.clear();
-        let rec = match stop {
-            Stop::Full => continue,
-            Stop::End => break,
-            Stop::Record(rec) => rec,
-        };
-        match &rec {
-            Record::Section => ifaces.clear(),
-            Record::Interface(i) => {
-                check_link_type(&file, ifaces.len(), i)?;
-                ifaces.push(i.clone());
+            pending = Some((st, gen));
+        }
+        for (mut st, gen) in ready {
+            let mut batch = io.unprotected()?;
+            let changed = d.apply(keys, &mut st, &mut batch, gen, out)?;
+            size = if changed || keys.key_generation().is_none() {
+                STRETCH_MIN
+            } else {
+                (size * 2).min(STRETCH_BYTES)
+            };
+            batch.clear();
+            spare.push(batch);
+            let stop = std::mem::replace(&mut st.stop, Stop::Full);
+            // The reader may have ended: the stretch is not needed then.
+            let _ = io.free.send((st, size));
+            let rec = match stop {
+                Stop::Full => continue,
+                Stop::End => return Ok(d.finish(keys)),
+                Stop::Record(rec) => rec,
+            };
+            match &rec {
+                Record::Section => ifaces.clear(),
+                Record::Interface(i) => {
+                    check_link_type(file, ifaces.len(), i)?;
+                    ifaces.push(i.clone());
+                }
+                Record::Packet(_) => {}
             }
-            Record::Packet(_) => {}
-        }
-        match rec {
-            Record::Interface(i) if eth => {
-                let mut e = i;
-                e.link_type = LINKTYPE_ETHERNET;
-                e.fcslen = None;
-                e.pcap_link_flags = 0;
-                out.record(&Record::Interface(e))?;
+            match rec {
+                Record::Interface(i) if eth => {
+                    let mut e = i;
+                    e.link_type = LINKTYPE_ETHERNET;
+                    e.fcslen = None;
+                    e.pcap_link_flags = 0;
+                    out.record(&Record::Interface(e))?;
+                }
+                other => out.record(&other)?,
             }
-            other => out.record(&other)?,
-        }
-        tick();
-    }
-    let mut s = d.s;
-    for (name, st) in d.suites {
-        s.suites.insert(name.to_string(), st);
-    }
-    if eth {
-        s.not_written += s.unchanged;
-    }
-    for ((bssid, sta), acc) in d.links.into_items() {
-        let name = match sta {
-            Some(st) => format!("{bssid} {st}"),
-            None => format!("{bssid} group"),
-        };
-        let l = s.links.entry(name).or_default();
-        for (id, (n, suite)) in acc.decrypted {
-            let key = keys
-                .key_name(id)
-                .unwrap_or_else(|| format!("{} key #{}", suite.name(), id.0));
-            *l.decrypted.entry(key).or_default() += n;
-        }
-        l.integrity_failures += acc.integrity_failures;
-        l.replays += acc.replays;
-        for (r, n) in acc.left {
-            *l.left_encrypted.entry(r.to_string()).or_default() += n;
+            tick();
         }
     }
-    Ok(s)
+}
+
+impl Decrypter {
+    /// The summary, once the capture is done.
+    fn finish<K: KeyStore>(self, keys: &K) -> DecryptSummary {
+        let eth = self.cfg.ethernet;
+        let d = self;
+        let mut s = d.s;
+        for (name, st) in d.suites {
+            s.suites.insert(name.to_string(), st);
+        }
+        if eth {
+            s.not_written += s.unchanged;
+        }
+        for ((bssid, sta), acc) in d.links.into_items() {
+            let name = match sta {
+                Some(st) => format!("{bssid} {st}"),
+                None => format!("{bssid} group"),
+            };
+            let l = s.links.entry(name).or_default();
+            for (id, (n, suite)) in acc.decrypted {
+                let key = keys
+                    .key_name(id)
+                    .unwrap_or_else(|| format!("{} key #{}", suite.name(), id.0));
+                *l.decrypted.entry(key).or_default() += n;
+            }
+            l.integrity_failures += acc.integrity_failures;
+            l.replays += acc.replays;
+            for (r, n) in acc.left {
+                *l.left_encrypted.entry(r.to_string()).or_default() += n;
+            }
+        }
+        s
+    }
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -53,7 +53,7 @@ enum State {
 /// Reads pcap or pcapng, plain or gzip-compressed, one record at a time.
 pub struct CaptureReader {
     file: String,
-    src: Box<dyn BufRead>,
+    src: Box<dyn BufRead + Send>,
     offset: u64,
     format: Format,
     gzip: bool,
@@ -93,13 +93,13 @@ impl CaptureReader {
     }
 
     /// Reads a capture from any byte stream; `name` is used in errors.
-    pub fn from_reader(name: &str, r: Box<dyn Read>) -> Result<CaptureReader, CaptureError> {
+    pub fn from_reader(name: &str, r: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
         CaptureReader::with_size(name, r, None)
     }
 
     fn with_size(
         name: &str,
-        r: Box<dyn Read>,
+        r: Box<dyn Read + Send>,
         total: Option<u64>,
     ) -> Result<CaptureReader, CaptureError> {
         let progress = Progress {
@@ -117,7 +117,7 @@ impl CaptureReader {
             message: io_message(&e),
         })?;
         let gzip = head.starts_with(&[0x1f, 0x8b]);
-        let src: Box<dyn BufRead> = if gzip {
+        let src: Box<dyn BufRead + Send> = if gzip {
             Box::new(BufReader::with_capacity(BUF, MultiGzDecoder::new(raw)))
         } else {
             Box::new(raw)
@@ -328,13 +328,14 @@ impl CaptureReader {
         metas: &mut Vec<PacketMeta>,
         max_bytes: usize,
     ) -> Result<Stop, CaptureError> {
-        const READ: usize = 1 << 18;
         const H: usize = pcap::RECORD_HEADER_LEN;
+        // Reads of at least 64 KiB, of about the bytes asked for.
+        let read = max_bytes.clamp(1 << 16, 1 << 18);
         let mut pos = arena.len();
         arena.append(&mut self.carry);
         loop {
-            // Every whole record in the buffer.
-            while let Some(h) = arena.get(pos..pos + H) {
+            // Every whole record in the buffer, up to the size asked for.
+            while let Some(h) = arena.get(pos..pos + H).filter(|_| pos < max_bytes) {
                 let w = |i: usize| layout.u32(&[h[i], h[i + 1], h[i + 2], h[i + 3]]);
                 let (sec, frac, caplen, orig_len) = (w(0), w(4), w(8), w(12));
                 if caplen > MAX_RECORD {
@@ -365,19 +366,16 @@ impl CaptureReader {
                 arena.truncate(pos);
                 return Ok(Stop::Full);
             }
+            // Straight into the buffer's spare capacity (no zeroing).
             let have = arena.len();
-            arena.resize(have + READ, 0);
-            let got = loop {
-                match self.src.read(&mut arena[have..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        arena.truncate(have);
-                        return Err(self.io_err(&e));
-                    }
+            arena.reserve(read);
+            let got = match (&mut self.src).take(read as u64).read_to_end(arena) {
+                Ok(n) => n,
+                Err(e) => {
+                    arena.truncate(have);
+                    return Err(self.io_err(&e));
                 }
             };
-            arena.truncate(have + got);
             if got > 0 {
                 continue;
             }
