@@ -7,6 +7,8 @@
 //! frame in plaintext).
 
 use std::fmt;
+use wisec_crypto::batch::FrameBuf;
+use wisec_crypto::ccmp::{Ccmp128, Ccmp256};
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
 use wisec_wire::MacAddr;
 use zeroize::Zeroizing;
@@ -55,11 +57,77 @@ pub trait KeyStore {
     fn key_name(&self, _id: KeyId) -> Option<String> {
         None
     }
+
+    /// A number that changes whenever the answers of
+    /// [`KeyStore::data_keys`] may change (a key installed or dropped).
+    /// `Some` promises that `data_keys` depends only on the generation and
+    /// the query's `ra`, `ta`, `group`, `wep` and `key_id` (not on the
+    /// frame), so a pipeline may remember its answers and look ahead of
+    /// [`KeyStore::observe`]. `None` (the default): ask for every frame.
+    fn key_generation(&self) -> Option<u64> {
+        None
+    }
+
+    /// The multi-frame engine for a key [`KeyStore::data_keys`] returned,
+    /// when its suite has one (CCMP); it must hold the same key. `None`
+    /// (the default): the pipeline unprotects frame by frame.
+    fn batch_key(&self, _id: KeyId) -> Option<&BatchKey> {
+        None
+    }
+}
+
+/// A CCMP temporal key for the multi-frame engine of
+/// [`wisec_crypto::batch`], beside the [`DataKey`] of the same key.
+#[derive(Clone)]
+pub enum BatchKey {
+    /// CCMP-128.
+    Ccmp128(Ccmp128),
+    /// CCMP-256.
+    Ccmp256(Ccmp256),
+}
+
+impl BatchKey {
+    /// The engine for `key` of `suite`, when the suite has one.
+    pub fn new(suite: Suite, key: &[u8]) -> Option<BatchKey> {
+        match suite {
+            Suite::Ccmp128 => Ccmp128::new(key).ok().map(BatchKey::Ccmp128),
+            Suite::Ccmp256 => Ccmp256::new(key).ok().map(BatchKey::Ccmp256),
+            _ => None,
+        }
+    }
+
+    /// The suite.
+    pub fn suite(&self) -> Suite {
+        match self {
+            BatchKey::Ccmp128(_) => Suite::Ccmp128,
+            BatchKey::Ccmp256(_) => Suite::Ccmp256,
+        }
+    }
+
+    /// Verifies and decrypts every frame in place, exactly as
+    /// [`wisec_crypto::FrameProtector::unprotect_in_place`] one by one
+    /// (a frame that fails is left as it was given).
+    pub fn unprotect_batch(&self, frames: &mut [FrameBuf<'_>]) -> usize {
+        match self {
+            BatchKey::Ccmp128(k) => k.unprotect_batch(frames),
+            BatchKey::Ccmp256(k) => k.unprotect_batch(frames),
+        }
+    }
+}
+
+impl fmt::Debug for BatchKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print key material.
+        f.debug_struct("BatchKey")
+            .field("suite", &self.suite())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Keys typed by the user: pairwise (TK), group (GTK), WEP and IGTK.
 #[derive(Default)]
 pub struct StaticKeys {
+    batch: Vec<(KeyId, BatchKey)>,
     pairwise: Vec<(KeyId, DataKey)>,
     group: Vec<(KeyId, DataKey)>,
     wep: Vec<(KeyId, DataKey)>,
@@ -143,6 +211,9 @@ impl StaticKeys {
         for s in suites {
             let k = DataKey::new(s, key).map_err(|e| KeyError(e.to_string()))?;
             let id = self.id();
+            if let Some(b) = BatchKey::new(s, key) {
+                self.batch.push((id, b));
+            }
             match role {
                 KeyRole::Pairwise => self.pairwise.push((id, k)),
                 KeyRole::Group => self.group.push((id, k)),
@@ -212,6 +283,15 @@ impl KeyStore for StaticKeys {
 
     fn bip_keys(&self, _q: &KeyQuery<'_>) -> Vec<(KeyId, &BipKey)> {
         self.igtk.iter().map(|(id, k)| (*id, k)).collect()
+    }
+
+    fn key_generation(&self) -> Option<u64> {
+        // Keys are only added before a pipeline runs.
+        Some(0)
+    }
+
+    fn batch_key(&self, id: KeyId) -> Option<&BatchKey> {
+        self.batch.iter().find(|(i, _)| *i == id).map(|(_, k)| k)
     }
 }
 

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod attack;
+mod batched;
 pub mod bench;
 pub mod bench_decrypt;
 pub mod bench_discosec;

@@ -1,9 +1,10 @@
 //! The encrypt and decrypt pipelines: capture in, capture out, every frame
 //! either changed or written as it was.
 
+use crate::batched::{Batch, Candidates, Engines, Outcome};
 use crate::capture::{
-    link_type_name, CaptureReader, CaptureWriter, Interface, Packet, Record, LINKTYPE_IEEE802_11,
-    LINKTYPE_RADIOTAP,
+    link_type_name, CaptureError, CaptureReader, CaptureWriter, Encoder, Interface, Packet,
+    PacketMeta, Record, Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
 };
 use crate::keys::{KeyId, KeyQuery, KeyStore};
 use crate::link::{self, FcsMode, Framing};
@@ -11,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use wisec_crypto::replay::{ReplayCounters, ReplaySlot};
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
 use wisec_crypto::FrameProtector;
@@ -20,31 +22,127 @@ use wisec_wire::{FrameControl, Header, MacAddr};
 use zeroize::Zeroize;
 
 /// A fast hasher for the per-frame maps keyed by MAC addresses and key
-/// IDs (FNV-1a over the key's bytes): the keys come from the capture, but
-/// a slow map only costs time, never correctness.
+/// IDs (the multiply-rotate word hash of rustc's FxHasher, eight bytes at
+/// a time): the keys come from the capture, but a slow map only costs
+/// time, never correctness.
 #[derive(Default, Clone, Copy)]
 struct Fnv(u64);
 
+impl Fnv {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+
+    #[inline]
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::K);
+    }
+}
+
 impl std::hash::Hasher for Fnv {
+    #[inline]
     fn finish(&self) -> u64 {
         self.0
     }
 
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
+    #[inline]
+    fn write(&mut self, mut bytes: &[u8]) {
+        while let Some((w, rest)) = bytes.split_first_chunk::<8>() {
+            self.add(u64::from_le_bytes(*w));
+            bytes = rest;
         }
-        self.0 = h;
+        let mut w = 0u64;
+        if let Some((a, rest)) = bytes.split_first_chunk::<4>() {
+            w = u64::from(u32::from_le_bytes(*a));
+            bytes = rest;
+        }
+        if let Some((a, rest)) = bytes.split_first_chunk::<2>() {
+            w = (w << 16) | u64::from(u16::from_le_bytes(*a));
+            bytes = rest;
+        }
+        if let Some(&b) = bytes.first() {
+            w = (w << 8) | u64::from(b);
+        }
+        self.add(w);
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u16(&mut self, i: u16) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.add(u64::from(i));
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
     }
 }
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
+
+/// A map for per-frame counters that remembers the entry it returned
+/// last: consecutive frames mostly belong to the same link and key.
+struct Memo<K, V> {
+    index: FastMap<K, usize>,
+    items: Vec<(K, V)>,
+    last: usize,
+}
+
+impl<K, V> Default for Memo<K, V> {
+    fn default() -> Self {
+        Memo {
+            index: FastMap::default(),
+            items: Vec::new(),
+            last: usize::MAX,
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
+    /// The entry of `k`, created with the default value.
+    fn get(&mut self, k: K) -> &mut V {
+        let hit = matches!(self.items.get(self.last), Some((lk, _)) if *lk == k);
+        if !hit {
+            let items = &mut self.items;
+            self.last = *self.index.entry(k).or_insert_with(|| {
+                items.push((k, V::default()));
+                items.len() - 1
+            });
+        }
+        &mut self.items[self.last].1
+    }
+
+    fn into_items(self) -> Vec<(K, V)> {
+        self.items
+    }
+}
+
+/// The statistics of a suite (a handful of names: a list is fastest).
+fn suite_stats<'a>(
+    suites: &'a mut Vec<(&'static str, SuiteStats)>,
+    name: &'static str,
+) -> &'a mut SuiteStats {
+    let i = match suites.iter().position(|(n, _)| *n == name) {
+        Some(i) => i,
+        None => {
+            suites.push((name, SuiteStats::default()));
+            suites.len() - 1
+        }
+    };
+    &mut suites[i].1
+}
 
 /// Element ID of the Management MIC element (IEEE Std 802.11-2020, 9.4.2.54).
 const MME_ID: u8 = 76;
@@ -460,10 +558,20 @@ fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Op
 /// Per-link counters while the capture streams (keyed without strings).
 #[derive(Default)]
 struct LinkAcc {
-    decrypted: HashMap<KeyId, (u64, Suite)>,
+    decrypted: Vec<(KeyId, (u64, Suite))>,
     integrity_failures: u64,
     replays: u64,
     left: HashMap<&'static str, u64>,
+}
+
+impl LinkAcc {
+    /// Counts a frame decrypted (or verified) under `id`.
+    fn count(&mut self, id: KeyId, suite: Suite) {
+        match self.decrypted.iter_mut().find(|(k, _)| *k == id) {
+            Some((_, (n, _))) => *n += 1,
+            None => self.decrypted.push((id, (1, suite))),
+        }
+    }
 }
 
 /// An 802.11 data MPDU as an Ethernet II frame (or an IEEE 802.3 frame
@@ -473,6 +581,13 @@ struct LinkAcc {
 /// body without its 6-octet LLC/SNAP prefix. `None` for A-MSDUs and
 /// frames without DA/SA.
 pub fn to_ethernet(mpdu: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(14 + mpdu.len());
+    ethernet_into(mpdu, &mut out)?;
+    Some(out)
+}
+
+/// [`to_ethernet`] appending to `out` (untouched on `None`).
+fn ethernet_into(mpdu: &[u8], out: &mut Vec<u8>) -> Option<()> {
     let f = wisec_wire::DataFrame::new_checked(mpdu).ok()?;
     if f.amsdu_present() || f.is_null() {
         return None;
@@ -480,68 +595,377 @@ pub fn to_ethernet(mpdu: &[u8]) -> Option<Vec<u8>> {
     let h = f.header();
     let (da, sa) = (h.da()?, h.sa()?);
     let body = f.body();
-    let mut out = Vec::with_capacity(14 + body.len());
+    let len = match body {
+        [0xaa, 0xaa, 0x03, _, _, _, rest @ ..] if rest.len() >= 2 => None,
+        _ => Some(u16::try_from(body.len()).ok()?),
+    };
     out.extend_from_slice(&da.0);
     out.extend_from_slice(&sa.0);
-    match body {
-        [0xaa, 0xaa, 0x03, _, _, _, rest @ ..] if rest.len() >= 2 => out.extend_from_slice(rest),
-        _ => {
-            let len = u16::try_from(body.len()).ok()?;
-            out.extend_from_slice(&len.to_be_bytes());
+    match (len, body) {
+        (None, [_, _, _, _, _, _, rest @ ..]) => out.extend_from_slice(rest),
+        (len, _) => {
+            out.extend_from_slice(&len.unwrap_or_default().to_be_bytes());
             out.extend_from_slice(body);
         }
     }
-    Some(out)
+    Some(())
 }
 
-/// Replaces the MPDU of `p` by `mpdu` in place (no allocation once the
-/// packet buffer is large enough), recomputing the FCS when there is one
-/// and keeping the original length consistent as
-/// [`Packet::replace_data`] does.
-fn replace_mpdu(p: &mut Packet, f: &Framing, mpdu: &[u8]) {
-    let old = p.data.len() as i64;
-    p.data.truncate(f.prefix);
-    p.data.extend_from_slice(mpdu);
-    if f.fcs {
-        p.data.extend_from_slice(&link::fcs(mpdu).to_le_bytes());
+/// Bytes of packets the decrypt pipeline reads ahead as one stretch, at
+/// most: a stretch starts small and doubles while no key changes, so the
+/// frames right after a handshake soon take the multi-frame path.
+const STRETCH_BYTES: usize = 1 << 19;
+/// The smallest stretch.
+const STRETCH_MIN: usize = 1 << 13;
+/// Bytes of output handed to the writing thread at once.
+const OUT_BLOCK: usize = 1 << 20;
+
+/// A frame located in its packet with its MAC header parsed, kept while
+/// the stretch of the capture it belongs to is processed.
+#[derive(Clone, Copy)]
+struct Loc {
+    framing: Framing,
+    fc: FrameControl,
+    header_len: usize,
+    ra: MacAddr,
+    ta: Option<MacAddr>,
+    tid: u8,
+    bssid: Option<MacAddr>,
+}
+
+impl Loc {
+    fn find(iface: &Interface, fcs: FcsMode, m: &PacketMeta, data: &[u8]) -> Option<Loc> {
+        if m.is_truncated() {
+            return None;
+        }
+        let framing = link::locate(iface, fcs, data).ok()?;
+        let h = Header::new_checked(link::mpdu(data, &framing)).ok()?;
+        Some(Loc {
+            framing,
+            fc: h.frame_control(),
+            header_len: h.header_len(),
+            ra: h.ra(),
+            ta: h.ta(),
+            tid: h.tid(),
+            bssid: h.bssid(),
+        })
     }
-    let new = p.data.len() as i64;
-    let orig = i64::from(p.orig_len) + (new - old);
-    p.orig_len = u32::try_from(orig.max(new)).unwrap_or(u32::MAX);
+
+    fn located<'a>(&self, data: &'a [u8]) -> Located<'a> {
+        Located {
+            framing: self.framing,
+            mpdu: link::mpdu(data, &self.framing),
+            fc: self.fc,
+            header_len: self.header_len,
+            ra: self.ra,
+            ta: self.ta,
+            tid: self.tid,
+        }
+    }
 }
 
-/// Unprotects every protected frame a key is known for, verifies BIP on
-/// group-addressed robust management frames, checks replays, and copies
-/// everything else unchanged (with `cfg.ethernet`: writes only decrypted
-/// data frames, as Ethernet frames).
-pub fn decrypt<W: Write, K: KeyStore>(
-    reader: &mut CaptureReader,
-    writer: &mut CaptureWriter<W>,
-    keys: &mut K,
+/// The output capture: records are encoded here into blocks that a
+/// second thread writes, so that the kernel's copy of the output runs
+/// beside the decryption.
+struct Output<'a> {
+    enc: &'a mut Encoder,
+    block: Vec<u8>,
+    full: SyncSender<Vec<u8>>,
+    empty: Receiver<Vec<u8>>,
+}
+
+impl Output<'_> {
+    fn packet(&mut self, m: &PacketMeta, orig_len: u32, parts: &[&[u8]]) -> Result<()> {
+        self.enc
+            .packet(&mut self.block, m.interface, m.timestamp, orig_len, parts)
+            .context("cannot write the output capture")?;
+        self.maybe_send()
+    }
+
+    fn record(&mut self, rec: &Record) -> Result<()> {
+        self.enc
+            .record(&mut self.block, rec)
+            .context("cannot write the output capture")?;
+        self.maybe_send()
+    }
+
+    fn maybe_send(&mut self) -> Result<()> {
+        if self.block.len() >= OUT_BLOCK {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<()> {
+        if self.block.is_empty() {
+            return Ok(());
+        }
+        let next = self
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(OUT_BLOCK + (1 << 16)));
+        let full = std::mem::replace(&mut self.block, next);
+        self.full
+            .send(full)
+            .map_err(|_| anyhow::anyhow!("the output writer stopped"))
+    }
+}
+
+/// The original length of a packet whose `old` captured bytes became
+/// `new`, so that a complete packet stays complete (as
+/// [`Packet::replace_data`] does).
+fn new_orig_len(orig_len: u32, old: usize, new: usize) -> u32 {
+    let orig = i64::from(orig_len) + (new as i64 - old as i64);
+    u32::try_from(orig.max(new as i64)).unwrap_or(u32::MAX)
+}
+
+/// What key lookups of protected frames depend on: RA, TA, group
+/// addressed, Key ID.
+type QueryKey = (MacAddr, MacAddr, bool, u16);
+
+/// The counters of `wisec decrypt` while the capture streams.
+struct Decrypter {
     cfg: DecryptConfig,
-    tick: &mut dyn FnMut(),
-) -> Result<DecryptSummary> {
-    let mut s = DecryptSummary::default();
-    let mut counters: FastMap<(KeyId, MacAddr), ReplayCounters> = FastMap::default();
-    let mut links: FastMap<(MacAddr, Option<MacAddr>), LinkAcc> = FastMap::default();
-    // One buffer for every trial decryption: no allocation per frame.
-    let mut buf: Vec<u8> = Vec::with_capacity(4096);
-    let eth = cfg.ethernet;
-    run(reader, writer, tick, eth, |iface, p| {
+    s: DecryptSummary,
+    suites: Vec<(&'static str, SuiteStats)>,
+    counters: Memo<(KeyId, MacAddr), ReplayCounters>,
+    links: Memo<(MacAddr, Option<MacAddr>), LinkAcc>,
+    /// One buffer for every frame-by-frame trial decryption.
+    buf: Vec<u8>,
+    /// One buffer for Ethernet frames.
+    eth: Vec<u8>,
+    /// Candidate keys by (RA, TA, group, Key ID), valid for `cache_gen`;
+    /// `None`: the frame takes the frame-by-frame path.
+    cache: FastMap<QueryKey, Option<Candidates>>,
+    cache_last: Option<(QueryKey, Option<Candidates>)>,
+    cache_gen: Option<u64>,
+    /// Shared copies of the multi-frame engines.
+    engines: Engines,
+}
+
+/// A stretch of the capture: packets read, their frames located, and
+/// (once classified) their index in the batch; then why the reading
+/// stopped.
+struct Stretch {
+    arena: Vec<u8>,
+    metas: Vec<PacketMeta>,
+    locs: Vec<Option<Loc>>,
+    slots: Vec<Option<usize>>,
+    stop: Stop,
+}
+
+impl Stretch {
+    fn new() -> Stretch {
+        Stretch {
+            arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
+            metas: Vec::new(),
+            locs: Vec::new(),
+            slots: Vec::new(),
+            stop: Stop::Full,
+        }
+    }
+
+    /// Reads the next stretch of about `size` bytes and locates its
+    /// frames; `ifaces` follows the records read.
+    fn fill(
+        &mut self,
+        reader: &mut CaptureReader,
+        ifaces: &mut Vec<Interface>,
+        fcs: FcsMode,
+        size: usize,
+    ) -> Result<(), CaptureError> {
+        self.arena.clear();
+        self.metas.clear();
+        self.locs.clear();
+        self.slots.clear();
+        self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
+        for m in &self.metas {
+            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let loc = usize::try_from(m.interface)
+                .ok()
+                .and_then(|i| ifaces.get(i))
+                .and_then(|i| Loc::find(i, fcs, m, data));
+            self.locs.push(loc);
+        }
+        match &self.stop {
+            Stop::Record(Record::Section) => ifaces.clear(),
+            Stop::Record(Record::Interface(i)) => ifaces.push(i.clone()),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl Decrypter {
+    fn new(cfg: DecryptConfig) -> Decrypter {
+        Decrypter {
+            cfg,
+            s: DecryptSummary::default(),
+            suites: Vec::new(),
+            counters: Memo::default(),
+            links: Memo::default(),
+            buf: Vec::with_capacity(4096),
+            eth: Vec::with_capacity(4096),
+            cache: FastMap::default(),
+            cache_last: None,
+            cache_gen: None,
+            engines: Engines::default(),
+        }
+    }
+
+    /// The candidate keys of a frame the multi-frame engine can take:
+    /// a protected, wanted frame with an extended IV whose candidates
+    /// (as the frame-by-frame path computes them) all have an engine.
+    fn batchable<K: KeyStore>(&mut self, keys: &K, l: &Loc, data: &[u8]) -> Option<Candidates> {
+        let ta = l.ta?;
+        if !l.fc.protected() {
+            return None;
+        }
+        let wanted = self.cfg.bssid.is_none_or(|b| l.bssid == Some(b))
+            && self.cfg.station.is_none_or(|st| l.ra == st || ta == st);
+        if !wanted {
+            return None;
+        }
+        let mpdu = link::mpdu(data, &l.framing);
+        let (kind, key_id) = classify(mpdu.get(l.header_len..)?).ok()?;
+        if kind == HeaderKind::Wep {
+            return None;
+        }
+        let group = l.ra.is_group();
+        let key = (l.ra, ta, group, u16::from(key_id));
+        if let Some((k, c)) = self.cache_last {
+            if k == key {
+                return c;
+            }
+        }
+        if let Some(c) = self.cache.get(&key) {
+            self.cache_last = Some((key, *c));
+            return *c;
+        }
+        let q = KeyQuery {
+            ra: l.ra,
+            ta,
+            group,
+            wep: false,
+            key_id: u16::from(key_id),
+            frame: mpdu,
+        };
+        let mut cands = keys.data_keys(&q);
+        if let Some(only) = self.cfg.suite {
+            cands.retain(|(_, k)| k.suite() == only);
+        }
+        // With only CCMP candidates the TKIP hint reorders nothing.
+        let engines = cands
+            .iter()
+            .all(|(id, k)| keys.batch_key(*id).is_some_and(|b| b.suite() == k.suite()));
+        let c = if engines {
+            Candidates::new(cands.iter().map(|(id, k)| (*id, k.suite())))
+        } else {
+            None
+        };
+        self.cache.insert(key, c);
+        self.cache_last = Some((key, c));
+        c
+    }
+
+    /// Looks up the candidate keys of every frame of a stretch and queues
+    /// those the multi-frame engine can take (cleared `batch` first);
+    /// returns the key generation the lookups belong to.
+    fn classify<K: KeyStore>(
+        &mut self,
+        keys: &K,
+        c: &mut Stretch,
+        batch: &mut Batch,
+    ) -> Option<u64> {
+        batch.clear();
+        c.slots.clear();
+        let gen = keys.key_generation();
+        if gen != self.cache_gen {
+            self.cache.clear();
+            self.cache_last = None;
+            self.cache_gen = gen;
+        }
+        for (m, loc) in c.metas.iter().zip(&c.locs) {
+            let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let slot = match (gen, loc) {
+                (Some(_), Some(l)) => self
+                    .batchable(keys, l, data)
+                    .map(|cands| batch.push(link::mpdu(data, &l.framing), cands)),
+                _ => None,
+            };
+            c.slots.push(slot);
+        }
+        batch.bind(keys, &mut self.engines);
+        gen
+    }
+
+    /// Handles every packet of a stretch in capture order, with the
+    /// results of its batch (run). A batch result is used only while the
+    /// keys are those it was computed with: when they changed before the
+    /// stretch, it is looked up and run again here; when they change
+    /// within, the rest of the stretch goes frame by frame. Returns true
+    /// when the keys changed.
+    fn apply<K: KeyStore>(
+        &mut self,
+        keys: &mut K,
+        c: &mut Stretch,
+        batch: &mut Batch,
+        mut gen: Option<u64>,
+        out: &mut Output<'_>,
+    ) -> Result<bool> {
+        let start = keys.key_generation();
+        if start != gen {
+            gen = self.classify(keys, c, batch);
+            batch.run();
+        }
+        for ((m, loc), slot) in c.metas.iter().zip(&c.locs).zip(&c.slots) {
+            let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let pre = slot
+                .filter(|&i| {
+                    matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
+                        && keys.key_generation() == gen
+                })
+                .map(|i| (&*batch, i));
+            self.packet(keys, m, data, *loc, pre, out)?;
+        }
+        Ok(keys.key_generation() != start)
+    }
+
+    /// Handles one packet: what `wisec decrypt` does to a frame. With
+    /// `pre`, the multi-frame engine already tried the frame's candidate
+    /// keys in order.
+    #[allow(clippy::too_many_arguments)]
+    fn packet<K: KeyStore>(
+        &mut self,
+        keys: &mut K,
+        m: &PacketMeta,
+        data: &[u8],
+        loc: Option<Loc>,
+        pre: Option<(&Batch, usize)>,
+        out: &mut Output<'_>,
+    ) -> Result<()> {
+        let eth = self.cfg.ethernet;
+        let cfg = self.cfg;
+        let s = &mut self.s;
         s.frames += 1;
-        let Some(f) = locate(iface, cfg.fcs, p) else {
+        let original = |out: &mut Output<'_>, keep: bool| -> Result<()> {
+            if keep {
+                out.packet(m, m.orig_len, &[data])?;
+            }
+            Ok(())
+        };
+        let Some(f) = loc.map(|l| l.located(data)) else {
             s.unchanged += 1;
             s.unparsable += 1;
-            return Ok(!eth);
+            return original(out, !eth);
         };
         let body = f.mpdu.get(f.header_len..).unwrap_or_default();
         let Some(ta) = f.ta else {
             s.unchanged += 1;
             keys.observe(f.mpdu);
-            return Ok(!eth);
+            return original(out, !eth);
         };
-        let h = Header::new_unchecked(f.mpdu);
-        let bssid = h.bssid();
+        let bssid = loc.and_then(|l| l.bssid);
         let beacon_like = f.fc.is_mgmt()
             && matches!(
                 f.fc.subtype(),
@@ -555,106 +979,127 @@ pub fn decrypt<W: Write, K: KeyStore>(
             if beacon_like {
                 keys.observe(f.mpdu);
             }
-            return Ok(!eth && cfg.bssid.is_none() && cfg.station.is_none());
+            return original(out, !eth && cfg.bssid.is_none() && cfg.station.is_none());
         }
         let link = link_of(&f, bssid, ta);
 
         if !f.fc.protected() {
             if f.ra.is_group() && is_robust_mgmt(f.fc, body) {
                 if let Some((mic_len, key_id)) = mme_mic_len(body) {
-                    let acc = links.entry(link).or_default();
-                    verify_bip(&mut s, acc, &mut counters, keys, &f, ta, mic_len, key_id);
+                    let acc = self.links.get(link);
+                    verify_bip(
+                        &mut self.suites,
+                        acc,
+                        &mut self.counters,
+                        keys,
+                        &f,
+                        ta,
+                        mic_len,
+                        key_id,
+                    );
                 }
             }
             s.unchanged += 1;
             keys.observe(f.mpdu);
-            return Ok(!eth);
+            return original(out, !eth);
         }
 
         s.protected += 1;
         let Ok((kind, key_id)) = classify(body) else {
             s.unchanged += 1;
             s.unparsable += 1;
-            *links
-                .entry(link)
-                .or_default()
+            *self
+                .links
+                .get(link)
                 .left
                 .entry("security header unparsable")
                 .or_default() += 1;
-            return Ok(!eth);
+            return original(out, !eth);
         };
         let wep = kind == HeaderKind::Wep;
-        let q = KeyQuery {
-            ra: f.ra,
-            ta,
-            group: f.ra.is_group(),
-            wep,
-            key_id: u16::from(key_id),
-            frame: f.mpdu,
-        };
-        let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
-        if let Some(only) = cfg.suite {
-            cands.retain(|(_, k)| wep || k.suite() == only);
-        }
         // Try TKIP first when the header looks like TKIP's, last otherwise.
         let tkip_hint = !wep && looks_like_tkip(body);
-        if cands.len() > 1 {
-            cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
-        }
-        let fallback = || {
-            if wep {
-                "wep".to_string()
-            } else if let Some(s) = cfg.suite {
-                s.name().to_string()
-            } else if tkip_hint {
-                "tkip".to_string()
-            } else {
-                "ccmp/gcmp".to_string()
+        let fallback = if wep {
+            "wep"
+        } else if let Some(s) = cfg.suite {
+            s.name()
+        } else if tkip_hint {
+            "tkip"
+        } else {
+            "ccmp/gcmp"
+        };
+        // The first candidate's suite and the verified key, from the batch
+        // or tried here one by one.
+        let (first, verified, plain): (Option<Suite>, _, &[u8]) = match pre {
+            Some((b, i)) => {
+                let first = b
+                    .candidates(i)
+                    .and_then(|c| c.ids().first().map(|(_, suite)| *suite));
+                match b.outcome(i) {
+                    Outcome::Verified(id, suite, u) => {
+                        (first, Some((id, suite, u)), b.plaintext(i))
+                    }
+                    _ => (first, None, &[]),
+                }
+            }
+            None => {
+                let q = KeyQuery {
+                    ra: f.ra,
+                    ta,
+                    group: f.ra.is_group(),
+                    wep,
+                    key_id: u16::from(key_id),
+                    frame: f.mpdu,
+                };
+                let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
+                if let Some(only) = cfg.suite {
+                    cands.retain(|(_, k)| wep || k.suite() == only);
+                }
+                if cands.len() > 1 {
+                    cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
+                }
+                if cands.is_empty() {
+                    let reason = keys.no_key_reason(&q);
+                    let st = suite_stats(&mut self.suites, fallback);
+                    st.seen += 1;
+                    st.no_key += 1;
+                    s.unchanged += 1;
+                    *self.links.get(link).left.entry(reason).or_default() += 1;
+                    return original(out, !eth);
+                }
+                let mut verified = None;
+                for (id, k) in &cands {
+                    self.buf.clear();
+                    self.buf.extend_from_slice(f.mpdu);
+                    // On failure the suite leaves the frame as it was
+                    // given: no plaintext to wipe.
+                    if let Ok(u) = k.unprotect_in_place(&mut self.buf) {
+                        verified = Some((*id, k.suite(), u));
+                        break;
+                    }
+                }
+                let first = cands.first().map(|(_, k)| k.suite());
+                let plain = match verified {
+                    Some((_, _, u)) => self.buf.get(..u.len()).unwrap_or_default(),
+                    None => &[],
+                };
+                (first, verified, plain)
             }
         };
-        if cands.is_empty() {
-            let reason = keys.no_key_reason(&q);
-            let st = s.suites.entry(fallback()).or_default();
-            st.seen += 1;
-            st.no_key += 1;
-            s.unchanged += 1;
-            *links
-                .entry(link)
-                .or_default()
-                .left
-                .entry(reason)
-                .or_default() += 1;
-            return Ok(!eth);
-        }
-        let mut verified = None;
-        for (id, k) in &cands {
-            buf.clear();
-            buf.extend_from_slice(f.mpdu);
-            // On failure the suite leaves the frame as it was given: no
-            // plaintext to wipe.
-            if let Ok(u) = k.unprotect_in_place(&mut buf) {
-                verified = Some((*id, k.suite(), u));
-                break;
-            }
-        }
         let Some((id, suite, proof)) = verified else {
-            let name = cands
-                .first()
-                .map(|(_, k)| k.suite().name().to_string())
-                .unwrap_or_else(fallback);
-            let st = s.suites.entry(name).or_default();
+            let name = first.map(Suite::name).unwrap_or(fallback);
+            let st = suite_stats(&mut self.suites, name);
             st.seen += 1;
             st.integrity_failures += 1;
             s.unchanged += 1;
-            let acc = links.entry(link).or_default();
+            let acc = self.links.get(link);
             acc.integrity_failures += 1;
             *acc.left
                 .entry("integrity check failed under every key")
                 .or_default() += 1;
-            return Ok(!eth);
+            return original(out, !eth);
         };
-        drop(cands);
-        let st = s.suites.entry(suite.name().to_string()).or_default();
+        let st = suite_stats(&mut self.suites, suite.name());
         st.seen += 1;
         // WEP has no replay protection (12.3.2); the others keep one
         // counter per TID and one for management frames (12.5.3.4.4).
@@ -664,77 +1109,280 @@ pub fn decrypt<W: Write, K: KeyStore>(
             } else {
                 ReplaySlot::Tid(f.tid)
             };
-            let c = counters.entry((id, ta)).or_default();
+            let c = self.counters.get((id, ta));
             if c.accept(slot, &proof).is_err() {
                 st.replays += 1;
-                buf.as_mut_slice().zeroize();
                 s.unchanged += 1;
-                let acc = links.entry(link).or_default();
+                let acc = self.links.get(link);
                 acc.replays += 1;
                 *acc.left.entry("replayed packet number").or_default() += 1;
-                return Ok(!eth);
+                self.buf.as_mut_slice().zeroize();
+                self.buf.clear();
+                return original(out, !eth);
             }
         }
         st.decrypted += 1;
         s.decrypted += 1;
-        links
-            .entry(link)
-            .or_default()
-            .decrypted
-            .entry(id)
-            .or_insert((0, suite))
-            .0 += 1;
-        buf.truncate(proof.len());
-        keys.observe(&buf);
-        let keep = if eth {
-            match to_ethernet(&buf) {
-                Some(e) => {
-                    p.replace_data(e);
-                    true
-                }
-                None => false,
+        self.links.get(link).count(id, suite);
+        keys.observe(plain);
+        let written = if eth {
+            self.eth.clear();
+            if ethernet_into(plain, &mut self.eth).is_some() {
+                let orig = new_orig_len(m.orig_len, data.len(), self.eth.len());
+                out.packet(m, orig, &[&self.eth])?;
+                true
+            } else {
+                false
             }
         } else {
             let framing = f.framing;
-            replace_mpdu(p, &framing, &buf);
+            let prefix = data.get(..framing.prefix).unwrap_or_default();
+            let fcs = link::fcs(plain).to_le_bytes();
+            let fcs: &[u8] = if framing.fcs { &fcs } else { &[] };
+            let new = prefix.len() + plain.len() + fcs.len();
+            let orig = new_orig_len(m.orig_len, data.len(), new);
+            out.packet(m, orig, &[prefix, plain, fcs])?;
             true
         };
-        // Wipe what was used, not the whole capacity.
-        buf.as_mut_slice().zeroize();
-        if !keep {
-            s.not_written += 1;
+        // Wipe what was used, not the whole capacity. (The batch's
+        // scratch is wiped when the batch is dropped.)
+        self.buf.as_mut_slice().zeroize();
+        self.buf.clear();
+        if !written {
+            self.s.not_written += 1;
         }
-        Ok(keep)
-    })?;
-    if eth {
-        s.not_written += s.unchanged;
+        Ok(())
     }
-    for ((bssid, sta), acc) in links {
-        let name = match sta {
-            Some(st) => format!("{bssid} {st}"),
-            None => format!("{bssid} group"),
+}
+
+/// Unprotects every protected frame a key is known for, verifies BIP on
+/// group-addressed robust management frames, checks replays, and copies
+/// everything else unchanged (with `cfg.ethernet`: writes only decrypted
+/// data frames, as Ethernet frames).
+///
+/// The capture is read a stretch at a time; protected frames whose
+/// candidate keys are all CCMP go through the multi-frame engine
+/// together, then every frame is handled in capture order (replay
+/// counters, key installs, statistics), with results identical to
+/// handling the frames one by one. The output is written by a second
+/// thread.
+pub fn decrypt<W: Write + Send, K: KeyStore>(
+    reader: &mut CaptureReader,
+    writer: &mut CaptureWriter<W>,
+    keys: &mut K,
+    cfg: DecryptConfig,
+    tick: &mut dyn FnMut(),
+) -> Result<DecryptSummary> {
+    let file = reader.file_name().to_string();
+    let (enc, sink) = writer.split();
+    // Output blocks to the writing thread, and back for reuse.
+    let (full_tx, full_rx) = sync_channel::<Vec<u8>>(4);
+    let (empty_tx, empty_rx) = channel::<Vec<u8>>();
+    // Stretches read and located, and back with the next size.
+    let (read_tx, read_rx) = sync_channel::<Result<Stretch, CaptureError>>(READ_AHEAD);
+    let (free_tx, free_rx) = channel::<(Stretch, usize)>();
+    // Batches to unprotect, and back.
+    let (job_tx, job_rx) = channel::<Batch>();
+    let (done_tx, done_rx) = channel::<Batch>();
+    std::thread::scope(|scope| {
+        let writing = scope.spawn(move || -> std::io::Result<()> {
+            for mut block in full_rx {
+                sink.write_all(&block)?;
+                block.clear();
+                // The reader of returned blocks may be gone: nothing to do.
+                let _ = empty_tx.send(block);
+            }
+            Ok(())
+        });
+        let fcs = cfg.fcs;
+        scope.spawn(move || {
+            let mut ifaces = Vec::new();
+            for (mut st, size) in free_rx {
+                let r = st.fill(reader, &mut ifaces, fcs, size);
+                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End));
+                if read_tx.send(r.map(|()| st)).is_err() || end {
+                    break;
+                }
+            }
+        });
+        scope.spawn(move || {
+            for mut b in job_rx {
+                b.run();
+                if done_tx.send(b).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut out = Output {
+            enc,
+            block: Vec::with_capacity(OUT_BLOCK + (1 << 16)),
+            full: full_tx,
+            empty: empty_rx,
         };
-        let l = s.links.entry(name).or_default();
-        for (id, (n, suite)) in acc.decrypted {
-            let key = keys
-                .key_name(id)
-                .unwrap_or_else(|| format!("{} key #{}", suite.name(), id.0));
-            *l.decrypted.entry(key).or_default() += n;
+        let io = Io {
+            read: read_rx,
+            free: free_tx,
+            job: job_tx,
+            done: done_rx,
+        };
+        let result = decrypt_stream(&file, io, &mut out, keys, cfg, tick).and_then(|s| {
+            out.send()?;
+            Ok(s)
+        });
+        // Closing the channels ends the other threads.
+        drop(out);
+        match writing.join() {
+            Ok(Ok(())) => result,
+            Ok(Err(e)) => Err(anyhow::Error::new(e).context("cannot write the output capture")),
+            Err(_) => bail!("the output writer failed"),
         }
-        l.integrity_failures += acc.integrity_failures;
-        l.replays += acc.replays;
-        for (r, n) in acc.left {
-            *l.left_encrypted.entry(r.to_string()).or_default() += n;
+    })
+}
+
+/// Stretches read ahead of the one being decrypted.
+const READ_AHEAD: usize = 2;
+
+/// The channels of the decrypt pipeline's ordered stage.
+struct Io {
+    read: Receiver<Result<Stretch, CaptureError>>,
+    free: Sender<(Stretch, usize)>,
+    job: Sender<Batch>,
+    done: Receiver<Batch>,
+}
+
+impl Io {
+    fn stretch(&self) -> Result<Stretch> {
+        match self.read.recv() {
+            Ok(r) => Ok(r?),
+            Err(_) => bail!("the capture reader stopped"),
         }
     }
-    Ok(s)
+
+    fn unprotected(&self) -> Result<Batch> {
+        self.done
+            .recv()
+            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+    }
+}
+
+/// The ordered stage: stretch `k` is classified and its batch handed to
+/// the engine thread while stretch `k - 1`, whose batch is back, is
+/// handled frame by frame in capture order.
+fn decrypt_stream<K: KeyStore>(
+    file: &str,
+    io: Io,
+    out: &mut Output<'_>,
+    keys: &mut K,
+    cfg: DecryptConfig,
+    tick: &mut dyn FnMut(),
+) -> Result<DecryptSummary> {
+    let eth = cfg.ethernet;
+    let mut d = Decrypter::new(cfg);
+    let mut ifaces: Vec<Interface> = Vec::new();
+    let mut size = STRETCH_MIN;
+    for _ in 0..=READ_AHEAD {
+        let _ = io.free.send((Stretch::new(), size));
+    }
+    let mut spare: Vec<Batch> = Vec::new();
+    let mut pending: Option<(Stretch, Option<u64>)> = None;
+    loop {
+        let mut st = io.stretch()?;
+        for _ in &st.metas {
+            tick();
+        }
+        let mut batch = spare.pop().unwrap_or_default();
+        let gen = d.classify(keys, &mut st, &mut batch);
+        io.job
+            .send(batch)
+            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        let last = !matches!(st.stop, Stop::Full);
+        let mut ready = vec![];
+        ready.extend(pending.take());
+        if last {
+            ready.push((st, gen));
+        } else {
+            pending = Some((st, gen));
+        }
+        for (mut st, gen) in ready {
+            let mut batch = io.unprotected()?;
+            let changed = d.apply(keys, &mut st, &mut batch, gen, out)?;
+            size = if changed || keys.key_generation().is_none() {
+                STRETCH_MIN
+            } else {
+                (size * 2).min(STRETCH_BYTES)
+            };
+            batch.clear();
+            spare.push(batch);
+            let stop = std::mem::replace(&mut st.stop, Stop::Full);
+            // The reader may have ended: the stretch is not needed then.
+            let _ = io.free.send((st, size));
+            let rec = match stop {
+                Stop::Full => continue,
+                Stop::End => return Ok(d.finish(keys)),
+                Stop::Record(rec) => rec,
+            };
+            match &rec {
+                Record::Section => ifaces.clear(),
+                Record::Interface(i) => {
+                    check_link_type(file, ifaces.len(), i)?;
+                    ifaces.push(i.clone());
+                }
+                Record::Packet(_) => {}
+            }
+            match rec {
+                Record::Interface(i) if eth => {
+                    let mut e = i;
+                    e.link_type = LINKTYPE_ETHERNET;
+                    e.fcslen = None;
+                    e.pcap_link_flags = 0;
+                    out.record(&Record::Interface(e))?;
+                }
+                other => out.record(&other)?,
+            }
+            tick();
+        }
+    }
+}
+
+impl Decrypter {
+    /// The summary, once the capture is done.
+    fn finish<K: KeyStore>(self, keys: &K) -> DecryptSummary {
+        let eth = self.cfg.ethernet;
+        let d = self;
+        let mut s = d.s;
+        for (name, st) in d.suites {
+            s.suites.insert(name.to_string(), st);
+        }
+        if eth {
+            s.not_written += s.unchanged;
+        }
+        for ((bssid, sta), acc) in d.links.into_items() {
+            let name = match sta {
+                Some(st) => format!("{bssid} {st}"),
+                None => format!("{bssid} group"),
+            };
+            let l = s.links.entry(name).or_default();
+            for (id, (n, suite)) in acc.decrypted {
+                let key = keys
+                    .key_name(id)
+                    .unwrap_or_else(|| format!("{} key #{}", suite.name(), id.0));
+                *l.decrypted.entry(key).or_default() += n;
+            }
+            l.integrity_failures += acc.integrity_failures;
+            l.replays += acc.replays;
+            for (r, n) in acc.left {
+                *l.left_encrypted.entry(r.to_string()).or_default() += n;
+            }
+        }
+        s
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
 fn verify_bip<K: KeyStore>(
-    s: &mut DecryptSummary,
+    suites: &mut Vec<(&'static str, SuiteStats)>,
     acc: &mut LinkAcc,
-    counters: &mut FastMap<(KeyId, MacAddr), ReplayCounters>,
+    counters: &mut Memo<(KeyId, MacAddr), ReplayCounters>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -760,7 +1408,7 @@ fn verify_bip<K: KeyStore>(
         (None, _) => "bip-256/gmac",
     };
     if cands.is_empty() {
-        let st = s.suites.entry(fallback.to_string()).or_default();
+        let st = suite_stats(suites, fallback);
         st.seen += 1;
         st.no_key += 1;
         *acc.left.entry("BIP not verified: no IGTK").or_default() += 1;
@@ -768,21 +1416,21 @@ fn verify_bip<K: KeyStore>(
     }
     for (id, k) in &cands {
         if let Ok(proof) = k.verify(f.mpdu) {
-            let st = s.suites.entry(k.suite().name().to_string()).or_default();
+            let st = suite_stats(suites, k.suite().name());
             st.seen += 1;
             // BIP replay protection: the IPN must increase (12.5.4.5).
-            let c = counters.entry((*id, ta)).or_default();
+            let c = counters.get((*id, ta));
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
                 acc.replays += 1;
             } else {
                 st.decrypted += 1;
-                acc.decrypted.entry(*id).or_insert((0, k.suite())).0 += 1;
+                acc.count(*id, k.suite());
             }
             return;
         }
     }
-    let st = s.suites.entry(fallback.to_string()).or_default();
+    let st = suite_stats(suites, fallback);
     st.seen += 1;
     st.integrity_failures += 1;
     acc.integrity_failures += 1;

@@ -2,7 +2,7 @@
 //! passive handshake tracker of `wisec-proto`, beside the keys typed on
 //! the command line.
 
-use crate::keys::{KeyId, KeyQuery, KeyStore, StaticKeys};
+use crate::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use wisec_crypto::suite::{BipKey, DataKey};
@@ -22,6 +22,8 @@ pub struct TrackedKeys {
     pub given: StaticKeys,
     tracker: Tracker,
     names: HashMap<KeyId, String>,
+    /// The multi-frame engines of the derived CCMP keys.
+    batch: HashMap<KeyId, BatchKey>,
     keys_out: Option<String>,
     /// Rejections by (BSS, station) and reason, with the message.
     rejections: BTreeMap<(MacAddr, MacAddr), BTreeMap<String, u64>>,
@@ -35,6 +37,7 @@ impl TrackedKeys {
             given,
             tracker,
             names: HashMap::new(),
+            batch: HashMap::new(),
             keys_out: keys_out.then(|| {
                 "# Keys derived by wisec decrypt, in Wireshark's 80211_keys form:\n\
                  # \"key type\",\"key\". IGTKs have no key type there and are comments.\n"
@@ -83,6 +86,9 @@ impl TrackedKeys {
                         id_of(handle),
                         format!("PTK#{} {} {aa}-{spa}", handle.0, suite.name()),
                     );
+                    if let Some(b) = BatchKey::new(suite, ptk.tk()) {
+                        self.batch.insert(id_of(handle), b);
+                    }
                     if let Some(o) = self.keys_out.as_mut() {
                         let _ = writeln!(
                             o,
@@ -114,6 +120,9 @@ impl TrackedKeys {
                         id_of(handle),
                         format!("GTK#{} id {key_id} {} {bssid}", handle.0, suite.name()),
                     );
+                    if let Some(b) = BatchKey::new(suite, &key) {
+                        self.batch.insert(id_of(handle), b);
+                    }
                     if let Some(o) = self.keys_out.as_mut() {
                         let _ = writeln!(o, "# GTK#{} {bssid} key id {key_id}", handle.0);
                         let _ = writeln!(o, "\"tk\",\"{}\"", hex::encode(&*key));
@@ -221,5 +230,18 @@ impl KeyStore for TrackedKeys {
 
     fn key_name(&self, id: KeyId) -> Option<String> {
         self.names.get(&id).cloned()
+    }
+
+    fn key_generation(&self) -> Option<u64> {
+        // The typed keys do not change while a capture streams.
+        Some(self.tracker.key_generation())
+    }
+
+    fn batch_key(&self, id: KeyId) -> Option<&BatchKey> {
+        if id.0 & TRACKED != 0 {
+            self.batch.get(&id)
+        } else {
+            self.given.batch_key(id)
+        }
     }
 }

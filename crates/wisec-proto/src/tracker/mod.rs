@@ -290,6 +290,8 @@ pub struct Tracker {
     links: BTreeMap<(MacAddr, MacAddr), Link>,
     events: VecDeque<Event>,
     next_handle: u32,
+    /// Counts every change of the keys the lookups return.
+    key_changes: u64,
 }
 
 impl fmt::Debug for Tracker {
@@ -458,6 +460,14 @@ impl Tracker {
 
     fn link_of(&self, a: MacAddr, b: MacAddr) -> Option<&Link> {
         self.links.get(&(a, b)).or_else(|| self.links.get(&(b, a)))
+    }
+
+    /// A number that changes whenever a key is installed, dropped or given
+    /// a Key ID: the answers of [`Tracker::pairwise_keys`],
+    /// [`Tracker::group_keys`] and [`Tracker::integrity_keys`] stay the
+    /// same while it does.
+    pub fn key_generation(&self) -> u64 {
+        self.key_changes
     }
 
     /// The PTKs of the link between `a` and `b` (either order) for Key ID
@@ -949,6 +959,7 @@ impl Tracker {
             },
         );
         link.ptks.truncate(MAX_PTKS);
+        self.key_changes += 1;
         self.events.push_back(Event::PairwiseKey {
             aa,
             spa,
@@ -1099,6 +1110,7 @@ impl Tracker {
             // without it the PTK uses Key ID 0.
             let id = key_id.unwrap_or(0);
             k.key_id = Some(id);
+            self.key_changes += 1;
             ev = Some(Event::PairwiseKeyId {
                 handle: k.handle,
                 key_id: id,
@@ -1171,6 +1183,7 @@ impl Tracker {
             },
         );
         bss.gtks.truncate(MAX_GROUP_KEYS);
+        self.key_changes += 1;
         self.events.push_back(Event::GroupKey {
             bssid: aa,
             handle,
@@ -1215,6 +1228,7 @@ impl Tracker {
             },
         );
         bss.igtks.truncate(MAX_GROUP_KEYS);
+        self.key_changes += 1;
         self.events.push_back(Event::IntegrityGroupKey {
             bssid: aa,
             handle,
@@ -1470,6 +1484,7 @@ impl Tracker {
                         k.confirmed = true;
                         k.key_id = Some(0);
                     }
+                    self.key_changes += 1;
                 }
                 i
             }

@@ -16,8 +16,9 @@ mod pcapng;
 mod reader;
 mod writer;
 
-pub use reader::{CaptureReader, Progress};
+pub use reader::{CaptureReader, Progress, Stop};
 pub use writer::CaptureWriter;
+pub(crate) use writer::Encoder;
 
 use std::fmt;
 
@@ -119,6 +120,38 @@ impl Packet {
         self.orig_len = u32::try_from(orig.max(new)).unwrap_or(u32::MAX);
         self.data = data;
     }
+}
+
+/// A packet whose bytes [`CaptureReader::next_into`] appended to a
+/// buffer of the caller: `arena[start..start + len]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketMeta {
+    /// Index of the interface in the current section.
+    pub interface: u32,
+    /// Timestamp in units of the interface's resolution since the epoch.
+    pub timestamp: u64,
+    /// Length of the packet on the wire.
+    pub orig_len: u32,
+    /// Where the captured bytes start in the buffer.
+    pub start: usize,
+    /// Number of captured bytes.
+    pub len: usize,
+}
+
+impl PacketMeta {
+    /// True when fewer bytes were captured than were on the wire.
+    pub fn is_truncated(&self) -> bool {
+        (self.len as u64) < u64::from(self.orig_len)
+    }
+}
+
+/// What [`CaptureReader::next_into`] read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// A packet, its bytes in the caller's buffer.
+    Packet(PacketMeta),
+    /// A section or interface record (never [`Record::Packet`]).
+    Other(Record),
 }
 
 /// One item of a capture, in file order.

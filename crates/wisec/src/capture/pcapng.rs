@@ -172,15 +172,3 @@ pub fn idb_body(iface: &Interface) -> Vec<u8> {
     }
     b
 }
-
-/// A little-endian EPB body without options.
-pub fn epb_body(interface: u32, timestamp: u64, orig_len: u32, data: &[u8]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(20 + data.len() + 3);
-    b.extend_from_slice(&interface.to_le_bytes());
-    b.extend_from_slice(&((timestamp >> 32) as u32).to_le_bytes());
-    b.extend_from_slice(&(timestamp as u32).to_le_bytes());
-    b.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    b.extend_from_slice(&orig_len.to_le_bytes());
-    b.extend_from_slice(data);
-    b
-}

@@ -2,7 +2,7 @@
 
 use super::pcap::{self, Layout};
 use super::pcapng::{self, Order};
-use super::{CaptureError, Format, Interface, Packet, Record, MAX_RECORD};
+use super::{CaptureError, Format, Interface, Item, Packet, PacketMeta, Record, MAX_RECORD};
 use flate2::bufread::MultiGzDecoder;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -53,7 +53,7 @@ enum State {
 /// Reads pcap or pcapng, plain or gzip-compressed, one record at a time.
 pub struct CaptureReader {
     file: String,
-    src: Box<dyn BufRead>,
+    src: Box<dyn BufRead + Send>,
     offset: u64,
     format: Format,
     gzip: bool,
@@ -61,6 +61,20 @@ pub struct CaptureReader {
     interfaces: Vec<Interface>,
     queue: VecDeque<Record>,
     progress: Progress,
+    /// Bytes read from `src` ahead of `offset` by [`CaptureReader::read_packets`]
+    /// (the start of a record that did not fit), read again first.
+    carry: Vec<u8>,
+}
+
+/// Why [`CaptureReader::read_packets`] stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// The buffer holds at least the bytes asked for.
+    Full,
+    /// A section or interface record follows the packets read.
+    Record(Record),
+    /// The end of the file.
+    End,
 }
 
 const BUF: usize = 1 << 16;
@@ -79,13 +93,13 @@ impl CaptureReader {
     }
 
     /// Reads a capture from any byte stream; `name` is used in errors.
-    pub fn from_reader(name: &str, r: Box<dyn Read>) -> Result<CaptureReader, CaptureError> {
+    pub fn from_reader(name: &str, r: Box<dyn Read + Send>) -> Result<CaptureReader, CaptureError> {
         CaptureReader::with_size(name, r, None)
     }
 
     fn with_size(
         name: &str,
-        r: Box<dyn Read>,
+        r: Box<dyn Read + Send>,
         total: Option<u64>,
     ) -> Result<CaptureReader, CaptureError> {
         let progress = Progress {
@@ -103,7 +117,7 @@ impl CaptureReader {
             message: io_message(&e),
         })?;
         let gzip = head.starts_with(&[0x1f, 0x8b]);
-        let src: Box<dyn BufRead> = if gzip {
+        let src: Box<dyn BufRead + Send> = if gzip {
             Box::new(BufReader::with_capacity(BUF, MultiGzDecoder::new(raw)))
         } else {
             Box::new(raw)
@@ -118,6 +132,7 @@ impl CaptureReader {
             interfaces: Vec::new(),
             queue: VecDeque::new(),
             progress,
+            carry: Vec::new(),
         };
         r.start()?;
         Ok(r)
@@ -176,6 +191,11 @@ impl CaptureReader {
     /// Reads up to `buf.len()` bytes; fewer only at the end of the file.
     fn read_full(&mut self, buf: &mut [u8]) -> Result<usize, CaptureError> {
         let mut n = 0;
+        if !self.carry.is_empty() {
+            n = self.carry.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.carry[..n]);
+            self.carry.drain(..n);
+        }
         while n < buf.len() {
             match self.src.read(&mut buf[n..]) {
                 Ok(0) => break,
@@ -276,7 +296,191 @@ impl CaptureReader {
         }
     }
 
+    /// Reads packets until `arena` holds at least `max_bytes` bytes, a
+    /// section or interface record comes, or the file ends, and says which.
+    /// Each packet's bytes are somewhere in `arena` (which the caller
+    /// clears between calls), where `metas` says. Classic pcap files are
+    /// read in large blocks and their packets left where they landed.
+    pub fn read_packets(
+        &mut self,
+        arena: &mut Vec<u8>,
+        metas: &mut Vec<PacketMeta>,
+        max_bytes: usize,
+    ) -> Result<Stop, CaptureError> {
+        if let (true, State::Pcap(layout)) = (self.queue.is_empty(), &self.state) {
+            let layout = *layout;
+            return self.read_pcap_block(layout, arena, metas, max_bytes);
+        }
+        while arena.len() < max_bytes {
+            match self.next_into(arena)? {
+                Some(Item::Packet(m)) => metas.push(m),
+                Some(Item::Other(r)) => return Ok(Stop::Record(r)),
+                None => return Ok(Stop::End),
+            }
+        }
+        Ok(Stop::Full)
+    }
+
+    fn read_pcap_block(
+        &mut self,
+        layout: Layout,
+        arena: &mut Vec<u8>,
+        metas: &mut Vec<PacketMeta>,
+        max_bytes: usize,
+    ) -> Result<Stop, CaptureError> {
+        const H: usize = pcap::RECORD_HEADER_LEN;
+        // Reads of at least 64 KiB, of about the bytes asked for.
+        let read = max_bytes.clamp(1 << 16, 1 << 18);
+        let mut pos = arena.len();
+        arena.append(&mut self.carry);
+        loop {
+            // Every whole record in the buffer, up to the size asked for.
+            while let Some(h) = arena.get(pos..pos + H).filter(|_| pos < max_bytes) {
+                let w = |i: usize| layout.u32(&[h[i], h[i + 1], h[i + 2], h[i + 3]]);
+                let (sec, frac, caplen, orig_len) = (w(0), w(4), w(8), w(12));
+                if caplen > MAX_RECORD {
+                    return Err(self.err(
+                        self.offset,
+                        format!(
+                            "packet record length {caplen} exceeds the limit of {MAX_RECORD} bytes"
+                        ),
+                    ));
+                }
+                let len = caplen as usize;
+                if arena.len() < pos + H + len {
+                    break;
+                }
+                metas.push(PacketMeta {
+                    interface: 0,
+                    timestamp: u64::from(sec) * layout.units() + u64::from(frac),
+                    orig_len,
+                    start: pos + H,
+                    len,
+                });
+                pos += H + len;
+                self.offset += (H + len) as u64;
+            }
+            if pos >= max_bytes {
+                self.carry
+                    .extend_from_slice(arena.get(pos..).unwrap_or_default());
+                arena.truncate(pos);
+                return Ok(Stop::Full);
+            }
+            // Straight into the buffer's spare capacity (no zeroing).
+            let have = arena.len();
+            arena.reserve(read);
+            let got = match (&mut self.src).take(read as u64).read_to_end(arena) {
+                Ok(n) => n,
+                Err(e) => {
+                    arena.truncate(have);
+                    return Err(self.io_err(&e));
+                }
+            };
+            if got > 0 {
+                continue;
+            }
+            // The end of the file: nothing may be left over.
+            let rest = arena.len() - pos;
+            let at = self.offset;
+            let err = if rest == 0 {
+                None
+            } else if rest < H {
+                Some(self.err(
+                    at,
+                    format!("truncated packet record header ({rest} of {H} bytes)"),
+                ))
+            } else {
+                let caplen = arena
+                    .get(pos + 8..pos + 12)
+                    .map_or(0, |b| layout.u32(&[b[0], b[1], b[2], b[3]]));
+                Some(self.truncated_pcap(at, caplen as usize, rest - H))
+            };
+            arena.truncate(pos);
+            return match err {
+                None => {
+                    self.state = State::Done;
+                    Ok(Stop::End)
+                }
+                Some(e) => Err(e),
+            };
+        }
+    }
+
+    /// The next record like [`CaptureReader::next_record`], with a
+    /// packet's bytes appended to `arena` instead of a fresh allocation:
+    /// a pipeline keeps many packets of a stretch of the file in one
+    /// buffer it reuses.
+    pub fn next_into(&mut self, arena: &mut Vec<u8>) -> Result<Option<Item>, CaptureError> {
+        if self.queue.is_empty() {
+            if let State::Pcap(layout) = self.state {
+                let Some((at, timestamp, caplen, orig_len)) = self.pcap_header(layout)? else {
+                    return Ok(None);
+                };
+                let start = arena.len();
+                arena.resize(start + caplen, 0);
+                let got = self.read_full(&mut arena[start..])?;
+                if got < caplen {
+                    arena.truncate(start);
+                    return Err(self.truncated_pcap(at, caplen, got));
+                }
+                return Ok(Some(Item::Packet(PacketMeta {
+                    interface: 0,
+                    timestamp,
+                    orig_len,
+                    start,
+                    len: caplen,
+                })));
+            }
+        }
+        Ok(self.next_record()?.map(|r| match r {
+            Record::Packet(p) => {
+                let start = arena.len();
+                arena.extend_from_slice(&p.data);
+                Item::Packet(PacketMeta {
+                    interface: p.interface,
+                    timestamp: p.timestamp,
+                    orig_len: p.orig_len,
+                    start,
+                    len: p.data.len(),
+                })
+            }
+            other => Item::Other(other),
+        }))
+    }
+
+    fn truncated_pcap(&self, at: u64, caplen: usize, got: usize) -> CaptureError {
+        self.err(
+            at,
+            format!(
+                "truncated packet record: its header announces {caplen} bytes, the file ends after {got}"
+            ),
+        )
+    }
+
     fn next_pcap(&mut self, layout: Layout) -> Result<Option<Record>, CaptureError> {
+        let Some((at, timestamp, caplen, orig_len)) = self.pcap_header(layout)? else {
+            return Ok(None);
+        };
+        let mut data = vec![0u8; caplen];
+        let got = self.read_full(&mut data)?;
+        if got < data.len() {
+            return Err(self.truncated_pcap(at, caplen, got));
+        }
+        Ok(Some(Record::Packet(Packet {
+            interface: 0,
+            timestamp,
+            orig_len,
+            data,
+        })))
+    }
+
+    /// Reads a pcap record header: its offset, timestamp, captured and
+    /// original lengths; `None` at the end of the file.
+    #[allow(clippy::type_complexity)]
+    fn pcap_header(
+        &mut self,
+        layout: Layout,
+    ) -> Result<Option<(u64, u64, usize, u32)>, CaptureError> {
         let at = self.offset;
         let mut h = [0u8; pcap::RECORD_HEADER_LEN];
         let n = self.read_full(&mut h)?;
@@ -300,22 +504,12 @@ impl CaptureReader {
                 format!("packet record length {caplen} exceeds the limit of {MAX_RECORD} bytes"),
             ));
         }
-        let mut data = vec![0u8; caplen as usize];
-        let got = self.read_full(&mut data)?;
-        if got < data.len() {
-            return Err(self.err(
-                at,
-                format!(
-                    "truncated packet record: its header announces {caplen} bytes, the file ends after {got}"
-                ),
-            ));
-        }
-        Ok(Some(Record::Packet(Packet {
-            interface: 0,
-            timestamp: u64::from(sec) * layout.units() + u64::from(frac),
+        Ok(Some((
+            at,
+            u64::from(sec) * layout.units() + u64::from(frac),
+            caplen as usize,
             orig_len,
-            data,
-        })))
+        )))
     }
 
     /// Reads the rest of a pcapng block whose 4-byte type was read at

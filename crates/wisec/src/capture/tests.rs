@@ -402,6 +402,66 @@ mod props {
             prop_assert_eq!(got, want);
         }
 
+        /// Reading stretches of packets gives the records, the errors and
+        /// the offsets of reading record by record, whatever the size of
+        /// a stretch, on intact, mutated and cut captures.
+        #[test]
+        fn stretches_read_like_records(
+            pkts in proptest::collection::vec(packet(), 0..12),
+            seed in proptest::collection::vec(any::<u8>(), 0..8),
+            cut in any::<usize>(),
+            ng in any::<bool>(),
+            be in any::<bool>(),
+            max in prop_oneof![Just(1usize), 1usize..600, Just(1 << 20)],
+        ) {
+            let mut f = if ng {
+                let mut f = shb(be);
+                f.extend(idb(be, 105, 0, &[]));
+                for (ts, d) in &pkts {
+                    f.extend(epb(be, 0, *ts, d));
+                }
+                f
+            } else {
+                let p: Vec<(u32, u32, &[u8])> = pkts
+                    .iter()
+                    .map(|(ts, d)| ((*ts >> 32) as u32, (*ts as u32) % 1_000_000, d.as_slice()))
+                    .collect();
+                pcap_file(be, false, 105, &p)
+            };
+            for (i, b) in seed.iter().enumerate() {
+                let at = (usize::from(*b) * 7 + i * 13) % f.len();
+                f[at] ^= b.rotate_left(i as u32);
+            }
+            if seed.len() % 2 == 1 {
+                f.truncate(cut % (f.len() + 1));
+            }
+            let one = read_all("m", f.clone()).map(|(_, r)| r).map_err(|e| e.to_string());
+            let bulk = (|| {
+                let mut r = CaptureReader::from_reader("m", Box::new(std::io::Cursor::new(f)))?;
+                let mut out = Vec::new();
+                loop {
+                    let mut arena = Vec::new();
+                    let mut metas = Vec::new();
+                    let stop = r.read_packets(&mut arena, &mut metas, max)?;
+                    for m in metas {
+                        out.push(Record::Packet(Packet {
+                            interface: m.interface,
+                            timestamp: m.timestamp,
+                            orig_len: m.orig_len,
+                            data: arena[m.start..m.start + m.len].to_vec(),
+                        }));
+                    }
+                    match stop {
+                        Stop::Full => {}
+                        Stop::End => return Ok(out),
+                        Stop::Record(rec) => out.push(rec),
+                    }
+                }
+            })()
+            .map_err(|e: CaptureError| e.to_string());
+            prop_assert_eq!(one, bulk);
+        }
+
         #[test]
         fn mutated_captures_never_panic(
             seed in proptest::collection::vec(any::<u8>(), 1..64),

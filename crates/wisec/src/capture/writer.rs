@@ -13,11 +13,18 @@ use std::io::{self, Write};
 /// Packets are written as enhanced packet blocks without options.
 pub struct CaptureWriter<W: Write> {
     out: W,
+    enc: Encoder,
+    buf: Vec<u8>,
+}
+
+/// The state of a capture's encoding (format, sections, interfaces):
+/// appends encoded records to any byte buffer, so that a pipeline can
+/// encode on one thread and write on another.
+pub(crate) struct Encoder {
     format: Format,
     pcap_iface: Option<Interface>,
     interfaces: usize,
     sections: usize,
-    buf: Vec<u8>,
 }
 
 impl<W: Write> CaptureWriter<W> {
@@ -25,73 +32,140 @@ impl<W: Write> CaptureWriter<W> {
     pub fn new(out: W, format: Format) -> CaptureWriter<W> {
         CaptureWriter {
             out,
-            format,
-            pcap_iface: None,
-            interfaces: 0,
-            sections: 0,
+            enc: Encoder {
+                format,
+                pcap_iface: None,
+                interfaces: 0,
+                sections: 0,
+            },
             buf: Vec::with_capacity(4096),
         }
     }
 
     /// Writes one record.
     pub fn write_record(&mut self, record: &Record) -> io::Result<()> {
-        match record {
-            Record::Section => self.write_section(),
-            Record::Interface(i) => self.write_interface(i),
-            Record::Packet(p) => self.write_packet(p),
-        }
+        self.buf.clear();
+        self.enc.record(&mut self.buf, record)?;
+        self.out.write_all(&self.buf)
     }
 
     /// Starts a section (pcapng); for pcap only the first is accepted.
     pub fn write_section(&mut self) -> io::Result<()> {
+        self.write_record(&Record::Section)
+    }
+
+    /// Describes the next interface of the section.
+    pub fn write_interface(&mut self, iface: &Interface) -> io::Result<()> {
+        self.buf.clear();
+        self.enc.interface(&mut self.buf, iface)?;
+        self.out.write_all(&self.buf)
+    }
+
+    /// Writes a packet of an interface already described.
+    pub fn write_packet(&mut self, p: &Packet) -> io::Result<()> {
+        self.buf.clear();
+        self.enc.packet(
+            &mut self.buf,
+            p.interface,
+            p.timestamp,
+            p.orig_len,
+            &[&p.data],
+        )?;
+        self.out.write_all(&self.buf)
+    }
+
+    /// The encoder and the output, apart.
+    pub(crate) fn split(&mut self) -> (&mut Encoder, &mut W) {
+        (&mut self.enc, &mut self.out)
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl Encoder {
+    /// Appends one record.
+    pub(crate) fn record(&mut self, out: &mut Vec<u8>, record: &Record) -> io::Result<()> {
+        match record {
+            Record::Section => self.section(out),
+            Record::Interface(i) => self.interface(out, i),
+            Record::Packet(p) => self.packet(out, p.interface, p.timestamp, p.orig_len, &[&p.data]),
+        }
+    }
+
+    fn section(&mut self, out: &mut Vec<u8>) -> io::Result<()> {
         self.sections += 1;
         self.interfaces = 0;
         match self.format {
             Format::Pcapng => {
-                self.buf.clear();
-                pcapng::push_block(&mut self.buf, pcapng::SHB, &pcapng::shb_body());
-                self.out.write_all(&self.buf)
+                pcapng::push_block(out, pcapng::SHB, &pcapng::shb_body());
+                Ok(())
             }
             Format::Pcap if self.sections > 1 => Err(invalid("pcap holds one section only")),
             Format::Pcap => Ok(()),
         }
     }
 
-    /// Describes the next interface of the section.
-    pub fn write_interface(&mut self, iface: &Interface) -> io::Result<()> {
+    fn interface(&mut self, out: &mut Vec<u8>, iface: &Interface) -> io::Result<()> {
         match self.format {
             Format::Pcapng => {
                 if self.sections == 0 {
-                    self.write_section()?;
+                    self.section(out)?;
                 }
                 self.interfaces += 1;
-                self.buf.clear();
-                pcapng::push_block(&mut self.buf, pcapng::IDB, &pcapng::idb_body(iface));
-                self.out.write_all(&self.buf)
+                pcapng::push_block(out, pcapng::IDB, &pcapng::idb_body(iface));
+                Ok(())
             }
             Format::Pcap => {
                 if self.pcap_iface.is_some() {
                     return Err(invalid("pcap holds one interface only"));
                 }
-                self.out.write_all(&pcap::file_header(iface))?;
+                out.extend_from_slice(&pcap::file_header(iface));
                 self.pcap_iface = Some(iface.clone());
                 Ok(())
             }
         }
     }
 
-    /// Writes a packet of an interface already described.
-    pub fn write_packet(&mut self, p: &Packet) -> io::Result<()> {
-        let caplen = u32::try_from(p.data.len()).map_err(|_| invalid("packet too long"))?;
+    /// Appends a packet whose captured bytes are the concatenation of
+    /// `parts`. On error nothing is appended.
+    pub(crate) fn packet(
+        &mut self,
+        out: &mut Vec<u8>,
+        interface: u32,
+        timestamp: u64,
+        orig_len: u32,
+        parts: &[&[u8]],
+    ) -> io::Result<()> {
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let caplen = u32::try_from(len).map_err(|_| invalid("packet too long"))?;
         match self.format {
             Format::Pcapng => {
-                if (p.interface as usize) >= self.interfaces {
+                if (interface as usize) >= self.interfaces {
                     return Err(invalid("packet of an interface not yet described"));
                 }
-                self.buf.clear();
-                let body = pcapng::epb_body(p.interface, p.timestamp, p.orig_len, &p.data);
-                pcapng::push_block(&mut self.buf, pcapng::EPB, &body);
-                self.out.write_all(&self.buf)
+                // Enhanced Packet Block (draft-ietf-opsawg-pcapng, 4.3):
+                // 28 bytes of fields, the data padded to 32 bits, the
+                // trailing length.
+                let padded = len.div_ceil(4) * 4;
+                let total = u32::try_from(32 + padded).map_err(|_| invalid("packet too long"))?;
+                out.reserve(32 + padded);
+                out.extend_from_slice(&pcapng::EPB.to_le_bytes());
+                out.extend_from_slice(&total.to_le_bytes());
+                out.extend_from_slice(&interface.to_le_bytes());
+                out.extend_from_slice(&((timestamp >> 32) as u32).to_le_bytes());
+                out.extend_from_slice(&(timestamp as u32).to_le_bytes());
+                out.extend_from_slice(&caplen.to_le_bytes());
+                out.extend_from_slice(&orig_len.to_le_bytes());
+                for p in parts {
+                    out.extend_from_slice(p);
+                }
+                out.resize(out.len() + (padded - len), 0);
+                out.extend_from_slice(&total.to_le_bytes());
+                Ok(())
             }
             Format::Pcap => {
                 let iface = self
@@ -103,23 +177,19 @@ impl<W: Write> CaptureWriter<W> {
                 } else {
                     1_000_000
                 };
-                let sec = u32::try_from(p.timestamp / units).unwrap_or(u32::MAX);
-                let frac = (p.timestamp % units) as u32;
-                let mut h = [0u8; pcap::RECORD_HEADER_LEN];
-                h[0..4].copy_from_slice(&sec.to_le_bytes());
-                h[4..8].copy_from_slice(&frac.to_le_bytes());
-                h[8..12].copy_from_slice(&caplen.to_le_bytes());
-                h[12..16].copy_from_slice(&p.orig_len.max(caplen).to_le_bytes());
-                self.out.write_all(&h)?;
-                self.out.write_all(&p.data)
+                let sec = u32::try_from(timestamp / units).unwrap_or(u32::MAX);
+                let frac = (timestamp % units) as u32;
+                out.reserve(pcap::RECORD_HEADER_LEN + len);
+                out.extend_from_slice(&sec.to_le_bytes());
+                out.extend_from_slice(&frac.to_le_bytes());
+                out.extend_from_slice(&caplen.to_le_bytes());
+                out.extend_from_slice(&orig_len.max(caplen).to_le_bytes());
+                for p in parts {
+                    out.extend_from_slice(p);
+                }
+                Ok(())
             }
         }
-    }
-
-    /// Flushes and returns the underlying writer.
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
     }
 }
 

@@ -1,0 +1,389 @@
+//! Speculative multi-frame unprotection for the decrypt pipeline.
+//!
+//! The pipeline reads a stretch of the capture, decides for each protected
+//! frame which keys may protect it (the same candidates, in the same
+//! order, as the frame-by-frame path would try), and queues the frame
+//! here. [`Batch::run`] then unprotects the queued frames of each key
+//! together with the multi-frame CCMP engine of `wisec_crypto::batch`:
+//! round `r` tries every frame that has not verified yet under its `r`-th
+//! candidate, exactly as the frame-by-frame path tries candidates in
+//! order and stops at the first that verifies. The results are read back
+//! in capture order, where replay counters, bookkeeping and key installs
+//! happen; nothing here has any effect but the decryption itself.
+//!
+//! Frames are copied into a scratch buffer and unprotected there, so the
+//! ciphertext stays available in the input for a frame whose result the
+//! pipeline discards (a key changed earlier in the stretch).
+
+use crate::keys::{BatchKey, KeyId, KeyStore};
+use std::collections::HashMap;
+use std::sync::Arc;
+use wisec_crypto::batch::{FrameBuf, Status};
+use wisec_crypto::suite::Suite;
+use wisec_crypto::Unprotected;
+use zeroize::Zeroize;
+
+/// Most candidate keys a batched frame may have; frames with more take
+/// the frame-by-frame path.
+pub(crate) const MAX_CANDIDATES: usize = 4;
+
+/// The keys to try for one frame, in order, with their suites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Candidates {
+    ids: [(KeyId, Suite); MAX_CANDIDATES],
+    n: u8,
+}
+
+impl Candidates {
+    /// The keys of `ids`; `None` when there are none or more than
+    /// `MAX_CANDIDATES`.
+    pub(crate) fn new(ids: impl IntoIterator<Item = (KeyId, Suite)>) -> Option<Candidates> {
+        let mut c = Candidates {
+            ids: [(KeyId(0), Suite::Ccmp128); MAX_CANDIDATES],
+            n: 0,
+        };
+        for id in ids {
+            let slot = c.ids.get_mut(usize::from(c.n))?;
+            *slot = id;
+            c.n += 1;
+        }
+        (c.n > 0).then_some(c)
+    }
+
+    /// The candidates, in order.
+    pub(crate) fn ids(&self) -> &[(KeyId, Suite)] {
+        self.ids.get(..usize::from(self.n)).unwrap_or_default()
+    }
+}
+
+/// What became of a queued frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Not run yet.
+    Pending,
+    /// Verified under this candidate; the plaintext is in the scratch.
+    Verified(KeyId, Suite, Unprotected),
+    /// No candidate verified; the scratch holds the frame as queued.
+    Failed,
+    /// A candidate had no multi-frame engine: the frame must take the
+    /// frame-by-frame path.
+    Unusable,
+}
+
+struct Slot {
+    off: usize,
+    len: usize,
+    cands: Candidates,
+    outcome: Outcome,
+}
+
+/// Frames queued for multi-frame unprotection, and their results.
+#[derive(Default)]
+pub(crate) struct Batch {
+    scratch: Vec<u8>,
+    slots: Vec<Slot>,
+    /// Per round: the frames to try under each key.
+    groups: Vec<(KeyId, Suite, Vec<usize>)>,
+    /// The engines of the candidates, bound by [`Batch::bind`].
+    engines: Vec<(KeyId, Arc<BatchKey>)>,
+}
+
+/// Shared copies of a store's multi-frame engines, made once per key, so
+/// that a batch can be unprotected on another thread.
+#[derive(Default)]
+pub(crate) struct Engines(HashMap<KeyId, Option<Arc<BatchKey>>>);
+
+impl Batch {
+    /// Forgets every queued frame (the scratch is reused, and wiped when
+    /// the batch is dropped).
+    pub(crate) fn clear(&mut self) {
+        self.scratch.clear();
+        self.slots.clear();
+        self.engines.clear();
+    }
+
+    /// Binds the engine of every candidate of the queued frames (a key
+    /// without one leaves its frames [`Outcome::Unusable`]).
+    pub(crate) fn bind<K: KeyStore + ?Sized>(&mut self, keys: &K, engines: &mut Engines) {
+        self.engines.clear();
+        let mut last = None;
+        for s in &self.slots {
+            for &(id, _) in s.cands.ids() {
+                if last == Some(id) || self.engines.iter().any(|(k, _)| *k == id) {
+                    continue;
+                }
+                last = Some(id);
+                let e = engines
+                    .0
+                    .entry(id)
+                    .or_insert_with(|| keys.batch_key(id).map(|k| Arc::new(k.clone())));
+                if let Some(e) = e {
+                    self.engines.push((id, e.clone()));
+                }
+            }
+        }
+    }
+
+    /// Queues a protected MPDU; returns its index.
+    pub(crate) fn push(&mut self, mpdu: &[u8], cands: Candidates) -> usize {
+        let off = self.scratch.len();
+        self.scratch.extend_from_slice(mpdu);
+        self.slots.push(Slot {
+            off,
+            len: mpdu.len(),
+            cands,
+            outcome: Outcome::Pending,
+        });
+        self.slots.len() - 1
+    }
+
+    /// The outcome of frame `i` (`Unusable` for an index never queued).
+    pub(crate) fn outcome(&self, i: usize) -> Outcome {
+        self.slots.get(i).map_or(Outcome::Unusable, |s| s.outcome)
+    }
+
+    /// The candidates frame `i` was queued with.
+    pub(crate) fn candidates(&self, i: usize) -> Option<Candidates> {
+        self.slots.get(i).map(|s| s.cands)
+    }
+
+    /// The plaintext MPDU of a verified frame.
+    pub(crate) fn plaintext(&self, i: usize) -> &[u8] {
+        match self.slots.get(i) {
+            Some(Slot {
+                off,
+                outcome: Outcome::Verified(_, _, u),
+                ..
+            }) => self.scratch.get(*off..off + u.len()).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// Unprotects every pending frame: round `r` tries each frame that has
+    /// not verified under its `r`-th candidate, the frames of one key in
+    /// one call of its multi-frame engine.
+    /// Needs [`Batch::bind`] first.
+    pub(crate) fn run(&mut self) {
+        let mut groups = std::mem::take(&mut self.groups);
+        for round in 0..MAX_CANDIDATES {
+            groups.clear();
+            let mut last = usize::MAX;
+            for (i, s) in self.slots.iter_mut().enumerate() {
+                if s.outcome != Outcome::Pending {
+                    continue;
+                }
+                let Some(&(id, suite)) = s.cands.ids().get(round) else {
+                    s.outcome = Outcome::Failed;
+                    continue;
+                };
+                // Frames of one key mostly come in runs.
+                let g = match groups.get(last) {
+                    Some((k, _, _)) if *k == id => last,
+                    _ => match groups.iter().position(|(k, _, _)| *k == id) {
+                        Some(g) => g,
+                        None => {
+                            groups.push((id, suite, Vec::new()));
+                            groups.len() - 1
+                        }
+                    },
+                };
+                if let Some((_, _, v)) = groups.get_mut(g) {
+                    v.push(i);
+                }
+                last = g;
+            }
+            if groups.is_empty() {
+                break;
+            }
+            // Disjoint views of every queued frame, in scratch order.
+            let mut views: Vec<&mut [u8]> = Vec::with_capacity(self.slots.len());
+            let mut rest: &mut [u8] = &mut self.scratch;
+            let mut at = 0usize;
+            for s in &self.slots {
+                let (_, tail) = std::mem::take(&mut rest).split_at_mut(s.off - at);
+                let (frame, tail) = tail.split_at_mut(s.len);
+                views.push(frame);
+                rest = tail;
+                at = s.off + s.len;
+            }
+            for (id, suite, group) in &groups {
+                let engine = self
+                    .engines
+                    .iter()
+                    .find(|(k, _)| k == id)
+                    .map(|(_, e)| &**e)
+                    .filter(|k| k.suite() == *suite);
+                let Some(engine) = engine else {
+                    for &i in group {
+                        if let Some(s) = self.slots.get_mut(i) {
+                            s.outcome = Outcome::Unusable;
+                        }
+                    }
+                    continue;
+                };
+                let mut frames: Vec<FrameBuf<'_>> = Vec::with_capacity(group.len());
+                for &i in group {
+                    // Every index is a queued frame's: `views` has them all.
+                    let v = views.get_mut(i).map(std::mem::take).unwrap_or_default();
+                    frames.push(FrameBuf::to_unprotect(v));
+                }
+                engine.unprotect_batch(&mut frames);
+                for (f, &i) in frames.iter().zip(group) {
+                    if let Status::Unprotected(u) = f.status() {
+                        if let Some(s) = self.slots.get_mut(i) {
+                            s.outcome = Outcome::Verified(*id, *suite, u);
+                        }
+                    }
+                }
+            }
+        }
+        for s in &mut self.slots {
+            if s.outcome == Outcome::Pending {
+                s.outcome = Outcome::Failed;
+            }
+        }
+        self.groups = groups;
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // The scratch held plaintext.
+        self.scratch.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::{KeyQuery, KeyRole, StaticKeys};
+    use wisec_crypto::suite::{DataKey, Suite};
+    use wisec_crypto::FrameProtector;
+
+    /// A QoS data frame from `ta` to `ra` with `n` body bytes, protected
+    /// with `key` and `pn`.
+    fn frame(key: &[u8], suite: Suite, pn: u64, n: usize) -> Vec<u8> {
+        let mut f = vec![0x88, 0x01, 0, 0];
+        f.extend([
+            2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x10, 0,
+        ]);
+        f.extend([3, 0]);
+        f.extend((0..n).map(|i| i as u8));
+        let k = DataKey::new(suite, key).unwrap();
+        let len = f.len();
+        f.resize(len + k.overhead().total(), 0);
+        let m = k.protect_in_place(&mut f, len, pn, 0).unwrap();
+        f.truncate(m);
+        f
+    }
+
+    #[test]
+    fn rounds_pick_the_first_candidate_that_verifies() {
+        let mut keys = StaticKeys::new();
+        let k1 = [1u8; 16];
+        let k2 = [2u8; 16];
+        let k3 = [3u8; 32];
+        keys.add_temporal(KeyRole::Pairwise, Some(Suite::Ccmp128), &k1)
+            .unwrap();
+        keys.add_temporal(KeyRole::Pairwise, Some(Suite::Ccmp128), &k2)
+            .unwrap();
+        keys.add_temporal(KeyRole::Pairwise, Some(Suite::Ccmp256), &k3)
+            .unwrap();
+        let q = KeyQuery {
+            ra: wisec_wire::MacAddr([0; 6]),
+            ta: wisec_wire::MacAddr([0; 6]),
+            group: false,
+            wep: false,
+            key_id: 0,
+            frame: &[],
+        };
+        let ids: Vec<(KeyId, Suite)> = keys
+            .data_keys(&q)
+            .iter()
+            .map(|(id, k)| (*id, k.suite()))
+            .collect();
+        assert_eq!(ids.len(), 3);
+        let all = Candidates::new(ids.iter().copied()).unwrap();
+        let reversed = Candidates::new(ids.iter().rev().copied()).unwrap();
+        let frames = [
+            (frame(&k2, Suite::Ccmp128, 5, 40), all, Some(ids[1])),
+            (frame(&k1, Suite::Ccmp128, 6, 0), all, Some(ids[0])),
+            (frame(&k3, Suite::Ccmp256, 7, 300), all, Some(ids[2])),
+            (frame(&k1, Suite::Ccmp128, 8, 17), reversed, Some(ids[0])),
+            // Under a key no candidate holds.
+            (frame(&[9u8; 16], Suite::Ccmp128, 9, 64), all, None),
+            // Tampered.
+            (
+                {
+                    let mut f = frame(&k1, Suite::Ccmp128, 10, 64);
+                    f[40] ^= 1;
+                    f
+                },
+                all,
+                None,
+            ),
+            // Only the first key tried: the frame of the second fails.
+            (
+                frame(&k2, Suite::Ccmp128, 11, 64),
+                Candidates::new([ids[0]]).unwrap(),
+                None,
+            ),
+        ];
+        let mut b = Batch::default();
+        for (f, c, _) in &frames {
+            b.push(f, *c);
+        }
+        b.bind(&keys, &mut Engines::default());
+        b.run();
+        for (i, (f, _, want)) in frames.iter().enumerate() {
+            match (b.outcome(i), want) {
+                (Outcome::Verified(id, suite, u), Some(w)) => {
+                    assert_eq!((id, suite), *w, "frame {i}");
+                    // The frame-by-frame path gives the same plaintext.
+                    let (_, k) = keys
+                        .data_keys(&q)
+                        .into_iter()
+                        .find(|(x, _)| *x == w.0)
+                        .unwrap();
+                    let mut g = f.clone();
+                    let v = k.unprotect_in_place(&mut g).unwrap();
+                    assert_eq!(u, v, "frame {i}");
+                    assert_eq!(b.plaintext(i), &g[..v.len()], "frame {i}");
+                }
+                (Outcome::Failed, None) => assert!(b.plaintext(i).is_empty()),
+                (o, w) => panic!("frame {i}: {o:?}, expected {w:?}"),
+            }
+        }
+        b.clear();
+        assert_eq!(b.outcome(0), Outcome::Unusable);
+    }
+
+    #[test]
+    fn candidates_without_an_engine_are_unusable() {
+        let mut keys = StaticKeys::new();
+        keys.add_temporal(KeyRole::Pairwise, Some(Suite::Gcmp128), &[1u8; 16])
+            .unwrap();
+        let q = KeyQuery {
+            ra: wisec_wire::MacAddr([0; 6]),
+            ta: wisec_wire::MacAddr([0; 6]),
+            group: false,
+            wep: false,
+            key_id: 0,
+            frame: &[],
+        };
+        let id = (keys.data_keys(&q)[0].0, Suite::Gcmp128);
+        let mut b = Batch::default();
+        b.push(
+            &frame(&[1u8; 16], Suite::Gcmp128, 1, 10),
+            Candidates::new([id]).unwrap(),
+        );
+        b.bind(&keys, &mut Engines::default());
+        b.run();
+        assert_eq!(b.outcome(0), Outcome::Unusable);
+        assert_eq!(Candidates::new([]), None);
+        assert_eq!(
+            Candidates::new((0..5).map(|i| (KeyId(i), Suite::Ccmp128))),
+            None
+        );
+    }
+}
