@@ -16,13 +16,17 @@ install_prereqs() {
     # Debian packages the tests and benchmarks need, installed only when
     # missing: the interop peers tshark and airdecap-ng (aircrack-ng), and
     # the build-time needs of the benchmark's peers (crates/wisec-peers):
-    # OpenSSL's headers through pkg-config, and Intel's ipsec-mb.
+    # OpenSSL's headers through pkg-config, and Intel's ipsec-mb; and the
+    # font of the lab's plots.
     local missing_pkgs=()
     command -v tshark >/dev/null 2>&1 || missing_pkgs+=(tshark)
     command -v airdecap-ng >/dev/null 2>&1 || missing_pkgs+=(aircrack-ng)
     command -v pkg-config >/dev/null 2>&1 || missing_pkgs+=(pkg-config)
     [ -f /usr/include/openssl/evp.h ] || missing_pkgs+=(libssl-dev)
     [ -f /usr/include/intel-ipsec-mb.h ] || missing_pkgs+=(libipsec-mb-dev)
+    # The lab's PNG plots load DejaVu Sans at run time (plotters is built
+    # without fontconfig); without it they are drawn without text.
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_pkgs+=(fonts-dejavu-core)
     if [ "${#missing_pkgs[@]}" -gt 0 ]; then
         echo "==> installing ${missing_pkgs[*]}"
         as_root apt-get update

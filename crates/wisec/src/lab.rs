@@ -1,19 +1,32 @@
 //! `wisec lab`: the simulator's experiments on the command line.
+//!
+//! `wisec lab run` takes a built-in scenario's name or a scenario file,
+//! applies `--set` overrides (and the shorthand options below), runs the
+//! experiment's trials with a progress bar, and writes the results, the
+//! Markdown report, the plots and the channel captures to `--out DIR`.
 
 use crate::cli::Failure;
-use anyhow::Context as _;
+use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
-use std::fs;
 use std::path::{Path, PathBuf};
-use wisec_lab::experiment::{self, saturation};
-use wisec_lab::{PhyStandard, Rate};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+use wisec_lab::cost::Calibration;
+use wisec_lab::experiment;
+use wisec_lab::output::{self, RunSettings, Status};
+use wisec_lab::progress::ProgressMode;
+use wisec_lab::scenario::{self, CaptureMode, Scenario};
 
 const RUN_EXAMPLES: &str = "\
 Examples:
-  # 802.11b, basic access and RTS/CTS, 1 to 50 stations, beside Bianchi's model
-  wisec lab run saturation
+  # 802.11b, basic access and RTS/CTS, 1 to 50 stations, beside Bianchi's
+  # model; report, CSV/JSON, plots and the channel pcap in report/
+  wisec lab run saturation --out report
 
-  # 802.11g, RTS/CTS only, three trials, results as JSON and CSV in out/
+  # a scenario file, with two fields overridden
+  wisec lab run scenarios/saturation.toml --set phy.standard=g --set params.stations=[1,10]
+
+  # 802.11g, RTS/CTS only, three trials (shorthand options of saturation)
   wisec lab run saturation --phy g --rts --trials 3 --out out
 
   # seed 001's overhead experiment, reproducibly from a calibration file
@@ -32,9 +45,9 @@ pub struct LabArgs {
 
 #[derive(Debug, Subcommand)]
 enum LabCommand {
-    /// List the built-in experiments
+    /// List the built-in experiments and their scenarios
     List,
-    /// Run a built-in experiment
+    /// Run a built-in experiment or a scenario file
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
@@ -51,198 +64,285 @@ enum PhyArg {
     A,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PcapArg {
+    /// The first trial's channels
+    First,
+    /// Every trial's channels
+    All,
+    /// No capture
+    None,
+}
+
 #[derive(Debug, Args)]
 struct RunArgs {
-    /// The experiment (see 'wisec lab list')
-    #[arg(value_name = "NAME")]
+    /// A built-in scenario (see 'wisec lab list') or a scenario file (.toml)
+    #[arg(value_name = "NAME|FILE")]
     name: String,
-    /// Station counts, comma-separated
-    #[arg(
-        long,
-        value_name = "N,N,...",
-        value_delimiter = ',',
-        default_value = "1,5,10,20,50"
-    )]
-    stations: Vec<u32>,
-    /// RTS/CTS only (default: basic access and RTS/CTS)
-    #[arg(long, conflicts_with = "basic")]
-    rts: bool,
-    /// Basic access only
-    #[arg(long)]
-    basic: bool,
-    /// PHY
-    #[arg(long, value_enum, default_value = "b")]
-    phy: PhyArg,
-    /// Data rate in Mb/s (default: the PHY's highest)
-    #[arg(long, value_name = "MBPS")]
-    rate: Option<f64>,
-    /// Virtual seconds measured per run
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
-    seconds: f64,
-    /// Seed of every run's random streams
-    #[arg(long, value_name = "S", default_value_t = 1)]
-    seed: u64,
-    /// Runs per point, each with its own derived seed (default: 1 for
-    /// saturation, 10 for overhead)
+    /// Trials per point (overrides the scenario's)
     #[arg(long, value_name = "N")]
     trials: Option<u32>,
-    /// A reduced version of the experiment (overhead: 11 Mb/s only,
-    /// 100 KB transfers, one trial)
-    #[arg(long)]
-    quick: bool,
-    /// The crypto cost model from a file written by 'wisec lab calibrate'
-    /// (default: measured at start, which makes runs machine-dependent)
-    #[arg(long, value_name = "FILE")]
-    calibration: Option<PathBuf>,
-    /// Set an experiment parameter (overhead: suites, rates, measures,
-    /// bytes, soho, ap, sta, soho-ap); repeatable
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    set: Vec<String>,
-    /// The standard's retry limits and EIFS instead of the model's
-    /// assumptions (no retry limit, DIFS after a collision)
-    #[arg(long)]
-    standard_mac: bool,
-    /// Directory for the results (JSON and CSV); created if missing
+    /// Seed of every trial's random streams (overrides the scenario's)
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Directory for the report, results, plots and captures; created if missing
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Print the results as JSON on standard output instead of a table
+    /// Override a scenario field: a dotted path (phy.rate, params.stations) and a
+    /// TOML value, or a bare word as a string; a key without a dot that is not a
+    /// top-level field is an experiment parameter (suites=open,ccmp128)
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// A reduced version for a quick look
+    #[arg(long)]
+    quick: bool,
+    /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
+    /// (fixed round figures), or 'measure' (a short measurement now)
+    #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
+    calibration: String,
+    /// Which trials' channels to capture (default: the scenario's, else the first)
+    #[arg(long, value_enum)]
+    pcap: Option<PcapArg>,
+    /// Do not draw PNG plots
+    #[arg(long)]
+    no_plots: bool,
+    /// No progress display
+    #[arg(long, short)]
+    quiet: bool,
+    /// Print the results as JSON on standard output instead of tables
     #[arg(long)]
     json: bool,
+    /// saturation: station counts, comma-separated (params.stations)
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    stations: Vec<u32>,
+    /// saturation: RTS/CTS only (params.access)
+    #[arg(long, conflicts_with = "basic")]
+    rts: bool,
+    /// saturation: basic access only (params.access)
+    #[arg(long)]
+    basic: bool,
+    /// PHY (phy.standard)
+    #[arg(long, value_enum)]
+    phy: Option<PhyArg>,
+    /// Data rate in Mb/s (phy.rate)
+    #[arg(long, value_name = "MBPS")]
+    rate: Option<f64>,
+    /// saturation: virtual seconds measured per run (params.seconds)
+    #[arg(long, value_name = "S")]
+    seconds: Option<f64>,
+    /// saturation: the standard's retry limits and EIFS instead of the
+    /// model's assumptions (params.model_assumptions = false)
+    #[arg(long)]
+    standard_mac: bool,
 }
 
 /// Runs `wisec lab`.
 pub fn run(a: LabArgs) -> Result<(), Failure> {
     match a.command {
         LabCommand::List => {
+            println!("Built-in experiments ('wisec lab run NAME'):");
             for e in experiment::EXPERIMENTS {
-                println!("{:<12} {}", e.name, e.summary);
+                let file =
+                    scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
+                println!("  {:<12} {}{file}", e.name, e.summary);
             }
             Ok(())
         }
-        LabCommand::Run(r) => run_experiment(r),
+        LabCommand::Run(r) => run_scenario(r),
         LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
     }
 }
 
-fn run_experiment(a: RunArgs) -> Result<(), Failure> {
-    if experiment::find(&a.name).is_none() {
-        let names: Vec<&str> = experiment::EXPERIMENTS.iter().map(|e| e.name).collect();
-        return Err(Failure::Usage(format!(
-            "no experiment '{}' (there is: {})",
-            a.name,
-            names.join(", ")
-        )));
+fn load(name: &str) -> Result<Scenario, Failure> {
+    let as_path = Path::new(name);
+    if name.ends_with(".toml") || as_path.is_file() {
+        return Scenario::from_file(as_path).map_err(|e| Failure::Usage(e.to_string()));
     }
-    if a.name != "saturation" {
-        return crate::lab_run::run(crate::lab_run::GenericArgs {
-            name: a.name,
-            seed: a.seed,
-            trials: a.trials,
-            quick: a.quick,
-            calibration: a.calibration,
-            set: a.set,
-            out: a.out,
-            json: a.json,
-        });
-    }
-    let trials = a.trials.unwrap_or(1);
-    if a.stations.is_empty() || a.stations.iter().any(|&n| n == 0 || n > 1000) {
-        return Err(Failure::Usage(
-            "--stations: give counts from 1 to 1000".to_string(),
-        ));
-    }
-    if !(a.seconds.is_finite() && a.seconds > 0.0 && a.seconds <= 3600.0) {
-        return Err(Failure::Usage(
-            "--seconds: give a duration above 0 and at most 3600".to_string(),
-        ));
-    }
-    if trials == 0 || trials > 1000 {
-        return Err(Failure::Usage("--trials: give 1 to 1000".to_string()));
-    }
-    let phy = match a.phy {
-        PhyArg::B => PhyStandard::B,
-        PhyArg::G => PhyStandard::G,
-        PhyArg::A => PhyStandard::A,
-    };
-    let mut cfg = saturation::SaturationConfig {
-        phy,
-        stations: a.stations.clone(),
-        access: match (a.rts, a.basic) {
-            (true, _) => vec![true],
-            (false, true) => vec![false],
-            (false, false) => vec![false, true],
-        },
-        seconds: a.seconds,
-        seed: a.seed,
-        trials,
-        model_assumptions: !a.standard_mac,
-        ..Default::default()
-    };
-    if let Some(mbps) = a.rate {
-        let rate = Rate::from_mbps(mbps)
-            .filter(|r| cfg.profile().supports(*r))
-            .ok_or_else(|| {
-                Failure::Usage(format!("--rate: {mbps} Mb/s is not a rate of this PHY"))
-            })?;
-        cfg.rate = Some(rate);
-    }
-    let total = cfg.stations.len() * cfg.access.len() * cfg.trials as usize;
-    let mut done = 0;
-    let report = saturation::run(&cfg, &mut |r| {
-        done += 1;
-        eprintln!(
-            "[{done}/{total}] {} stations, {}, trial {}: {:.3} Mb/s (model {:.3})",
-            r.stations, r.access, r.trial, r.sim_mbps, r.model_mbps
-        );
-    });
-    if let Some(dir) = &a.out {
-        write_outputs(dir, &report)?;
-    }
-    if a.json {
-        let s = serde_json::to_string_pretty(&report).context("encoding the results")?;
-        println!("{s}");
-    } else {
-        println!(
-            "saturation: 802.11{} at {}, {}-octet IP packets, {} s per run, seed {}{}",
-            match phy {
-                PhyStandard::B => "b",
-                PhyStandard::G => "g",
-                PhyStandard::A => "a",
-            },
-            cfg.data_rate(),
-            cfg.ip_len,
-            cfg.seconds,
-            cfg.seed,
-            if cfg.model_assumptions {
-                " (MAC as the model assumes: no retry limit, DIFS after collisions)"
-            } else {
-                " (standard retry limits and EIFS)"
-            }
-        );
-        let m = &report.model;
-        println!(
-            "Bianchi: W = {}, m = {}, slot {} µs, basic Ts/Tc {:.0}/{:.0} µs, RTS/CTS Ts/Tc {:.0}/{:.0} µs",
-            m.w, m.m, m.slot_us, m.basic_ts_tc_us.0, m.basic_ts_tc_us.1, m.rts_ts_tc_us.0, m.rts_ts_tc_us.1
-        );
-        print!("{}", report.table());
-        if let Some(dir) = &a.out {
-            println!("results written to {}", dir.display());
+    match scenario::builtin(name) {
+        Some(b) => Scenario::parse(b.path, b.text).map_err(|e| Failure::Usage(e.to_string())),
+        None => {
+            let names: Vec<&str> = scenario::BUILTIN.iter().map(|b| b.name).collect();
+            Err(Failure::Usage(format!(
+                "no experiment '{name}' (there is: {}; or give a scenario file)",
+                names.join(", ")
+            )))
         }
     }
-    Ok(())
 }
 
-fn write_outputs(dir: &Path, report: &saturation::SaturationReport) -> Result<(), Failure> {
-    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let json = serde_json::to_string_pretty(report).context("encoding the results")?;
-    let files = [
-        ("saturation.json", json + "\n"),
-        ("saturation.csv", report.points_csv()),
-        ("saturation_runs.csv", report.runs_csv()),
-    ];
-    for (name, body) in files {
-        let p = dir.join(name);
-        fs::write(&p, body).with_context(|| format!("writing {}", p.display()))?;
+/// The scenario's top-level fields and sections: `--set` keys that are
+/// not experiment parameters.
+const TOP_LEVEL: &[&str] = &[
+    "name",
+    "description",
+    "experiment",
+    "seed",
+    "trials",
+    "quick",
+    "params",
+    "phy",
+    "mac",
+    "security",
+    "profiles",
+    "nodes",
+    "topology",
+    "traffic",
+    "attacks",
+    "output",
+];
+
+fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
+    let mut v = Vec::new();
+    if let Some(t) = a.trials {
+        v.push(("trials".into(), t.to_string()));
     }
-    Ok(())
+    if let Some(s) = a.seed {
+        v.push(("seed".into(), s.to_string()));
+    }
+    if a.quick {
+        v.push(("quick".into(), "true".into()));
+    }
+    if !a.stations.is_empty() {
+        let l: Vec<String> = a.stations.iter().map(u32::to_string).collect();
+        v.push(("params.stations".into(), format!("[{}]", l.join(", "))));
+    }
+    match (a.rts, a.basic) {
+        (true, _) => v.push(("params.access".into(), "[\"rts\"]".into())),
+        (false, true) => v.push(("params.access".into(), "[\"basic\"]".into())),
+        _ => {}
+    }
+    if let Some(p) = a.phy {
+        let s = match p {
+            PhyArg::B => "b",
+            PhyArg::G => "g",
+            PhyArg::A => "a",
+        };
+        v.push(("phy.standard".into(), s.into()));
+    }
+    if let Some(r) = a.rate {
+        v.push(("phy.rate".into(), format!("{r:?}")));
+    }
+    if let Some(s) = a.seconds {
+        v.push(("params.seconds".into(), format!("{s:?}")));
+    }
+    if a.standard_mac {
+        v.push(("params.model_assumptions".into(), "false".into()));
+    }
+    for s in &a.set {
+        let (k, val) = s
+            .split_once('=')
+            .ok_or_else(|| Failure::Usage(format!("--set {s}: give KEY=VALUE")))?;
+        let k = k.trim();
+        let k = if k.contains('.') || TOP_LEVEL.contains(&k) {
+            k.to_string()
+        } else {
+            format!("params.{k}")
+        };
+        v.push((k, val.trim().to_string()));
+    }
+    Ok(v)
+}
+
+fn calibration(spec: &str) -> Result<Calibration, Failure> {
+    match spec {
+        "nominal" => Ok(Calibration::nominal()),
+        "measure" => Ok(Calibration::measure(300)),
+        file => {
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("reading the calibration {file}"))?;
+            let c: Calibration =
+                serde_json::from_str(&text).map_err(|e| Failure::Usage(format!("{file}: {e}")))?;
+            c.validate()
+                .map_err(|e| Failure::Usage(format!("{file}: {e}")))?;
+            Ok(c)
+        }
+    }
+}
+
+/// The flag the first Ctrl-C sets; a second one ends the process.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        let f = Arc::clone(&flag);
+        let _ = ctrlc::set_handler(move || {
+            if f.swap(true, Ordering::SeqCst) {
+                eprintln!("\nwisec: interrupted again; stopping now");
+                std::process::exit(130);
+            }
+            eprintln!(
+                "\nwisec: interrupted; finishing the current trial and writing the report \
+(Ctrl-C again to stop at once)"
+            );
+        });
+        flag
+    })
+    .clone()
+}
+
+fn run_scenario(a: RunArgs) -> Result<(), Failure> {
+    let base = load(&a.name)?;
+    let sc = base
+        .with_overrides(&overrides(&a)?)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let exp = sc
+        .create_experiment()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let cal = calibration(&a.calibration)?;
+    let capture = match a.pcap {
+        Some(PcapArg::First) => CaptureMode::First,
+        Some(PcapArg::All) => CaptureMode::All,
+        Some(PcapArg::None) => CaptureMode::None,
+        None => sc.output.pcap,
+    };
+    let settings = RunSettings {
+        out: a.out.clone(),
+        calibration: &cal,
+        capture,
+        plots: !a.no_plots && sc.output.plots.unwrap_or(true),
+        scenario_toml: Some(sc.to_toml()),
+        scenario_name: sc.name.clone(),
+        interrupt: Some(interrupt_flag()),
+        progress: if a.quiet {
+            ProgressMode::Quiet
+        } else {
+            ProgressMode::Auto
+        },
+    };
+    let outcome = output::run(exp.as_ref(), &settings).map_err(|e| anyhow!("{e}"))?;
+    if a.json {
+        let v = serde_json::json!({
+            "experiment": exp.name(),
+            "scenario": sc.name,
+            "status": outcome.status,
+            "trials": outcome.results,
+            "report": outcome.report,
+        });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).context("encoding the results")?
+        );
+    } else {
+        println!("{}: {}", exp.name(), sc.name);
+        print!("{}", output::text_tables(&outcome.report));
+        if let Some(dir) = &a.out {
+            println!("report: {}", dir.join("report.md").display());
+        }
+    }
+    match outcome.status {
+        Status::Complete => Ok(()),
+        Status::Interrupted => {
+            eprintln!(
+                "wisec: interrupted after {} of {} trials; the completed trials are in the output",
+                outcome.results.len(),
+                outcome.planned
+            );
+            std::process::exit(130);
+        }
+        Status::Failed => Err(Failure::Runtime(anyhow!(
+            "trial {} failed: {}",
+            outcome.results.len(),
+            outcome.error.map_or_else(String::new, |e| e.0)
+        ))),
+    }
 }

@@ -1,6 +1,10 @@
-//! `wisec lab` end to end: the experiment list, a small saturation run
-//! with its JSON and CSV outputs, determinism, and usage errors.
+//! `wisec lab` end to end: the list, a small saturation run with every
+//! output file (its channel pcap read back by wisec's reader and by
+//! tshark), determinism, scenario files with errors, and usage errors.
 
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn wisec(args: &[&str]) -> Output {
@@ -10,42 +14,48 @@ fn wisec(args: &[&str]) -> Output {
         .expect("running wisec")
 }
 
-#[test]
-fn list_names_the_saturation_experiment() {
-    let o = wisec(&["lab", "list"]);
-    assert!(o.status.success());
-    let out = String::from_utf8(o.stdout).unwrap();
-    assert!(out.starts_with("saturation "), "{out}");
-    assert!(out.contains("Bianchi"));
+fn small_run(out: &Path, extra: &[&str]) -> Output {
+    let out = out.display().to_string();
+    let mut args = vec![
+        "lab",
+        "run",
+        "saturation",
+        "--stations",
+        "1,4",
+        "--seconds",
+        "0.5",
+        "--seed",
+        "5",
+        "--trials",
+        "2",
+        "--calibration",
+        "nominal",
+        "--out",
+        &out,
+    ];
+    args.extend_from_slice(extra);
+    wisec(&args)
 }
 
 #[test]
-fn saturation_writes_json_and_csv_and_is_reproducible() {
+fn list_names_the_saturation_experiment_and_its_scenario() {
+    let o = wisec(&["lab", "list"]);
+    assert!(o.status.success());
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.contains("\n  saturation "), "{out}");
+    assert!(out.contains("Bianchi"));
+    assert!(out.contains("[scenarios/saturation.toml]"), "{out}");
+}
+
+#[test]
+fn saturation_writes_its_report_and_is_reproducible() {
     let dir = tempfile::tempdir().unwrap();
     let out1 = dir.path().join("one");
     let out2 = dir.path().join("two");
-    let args = |out: &std::path::Path| {
-        vec![
-            "lab".to_string(),
-            "run".into(),
-            "saturation".into(),
-            "--stations".into(),
-            "1,4".into(),
-            "--seconds".into(),
-            "0.5".into(),
-            "--seed".into(),
-            "5".into(),
-            "--trials".into(),
-            "2".into(),
-            "--out".into(),
-            out.display().to_string(),
-        ]
-    };
-    let a1: Vec<String> = args(&out1);
-    let o = wisec(&a1.iter().map(String::as_str).collect::<Vec<_>>());
+    let o = small_run(&out1, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).unwrap();
-    assert!(table.contains("Bianchi Mb/s"), "{table}");
+    assert!(table.contains("Bianchi (Mb/s)"), "{table}");
     // Two station counts × two access methods.
     assert_eq!(
         table
@@ -56,29 +66,75 @@ fn saturation_writes_json_and_csv_and_is_reproducible() {
         "{table}"
     );
     let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out1.join("saturation.json")).unwrap())
-            .unwrap();
-    assert_eq!(json["points"].as_array().unwrap().len(), 4);
-    assert_eq!(json["runs"].as_array().unwrap().len(), 8);
-    // One station: no collisions, and the model's value within 5%.
-    let p0 = &json["points"][0];
-    assert_eq!(p0["stations"], 1);
-    assert!(p0["rel_error"].as_f64().unwrap().abs() < 0.05, "{p0}");
-    let csv = std::fs::read_to_string(out1.join("saturation_runs.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 9);
-    assert!(csv.starts_with("stations,access,trial,seed,sim_mbps,model_mbps"));
+        serde_json::from_str(&std::fs::read_to_string(out1.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["status"], "complete");
+    assert_eq!(json["trials"].as_array().unwrap().len(), 8);
     assert_eq!(
-        std::fs::read_to_string(out1.join("saturation.csv"))
+        json["report"]["tables"][0]["rows"]
+            .as_array()
             .unwrap()
-            .lines()
-            .count(),
-        5
+            .len(),
+        4
     );
-    // The same command again: identical files.
-    let a2: Vec<String> = args(&out2);
-    let o = wisec(&a2.iter().map(String::as_str).collect::<Vec<_>>());
+    let csv = std::fs::read_to_string(out1.join("results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 9);
+    assert!(csv.starts_with("index,label,seed,access,stations,trial,"));
+    let sc = std::fs::read_to_string(out1.join("scenario.toml")).unwrap();
+    assert!(sc.contains("stations = [1, 4]"), "{sc}");
+    assert!(sc.contains("seed = 5"), "{sc}");
+    let md = std::fs::read_to_string(out1.join("report.md")).unwrap();
+    assert!(md.contains("![Saturation throughput"), "{md}");
+
+    // The channel pcap: wisec's reader and tshark both read it whole.
+    let pcap = out1.join("channels").join("0000-basic-n001-t00-ch0.pcap");
+    let (ifaces, packets) = common::read(&pcap);
+    assert_eq!(ifaces.len(), 1);
+    assert_eq!(ifaces[0].link_type, 127);
+    assert!(packets.len() > 100);
+    // Virtual time: the first PPDU starts within the first millisecond,
+    // and time never goes backwards.
+    assert!(packets[0].timestamp < 1_000_000, "{}", packets[0].timestamp);
+    assert!(packets.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
+    let t = Command::new("tshark")
+        .args([
+            "-r",
+            pcap.to_str().unwrap(),
+            "-T",
+            "fields",
+            "-e",
+            "radiotap.datarate",
+            "-e",
+            "wlan.fc.type_subtype",
+        ])
+        .output()
+        .expect("tshark is required (scripts/prereqs.sh installs it)");
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let stderr = String::from_utf8_lossy(&t.stderr);
+    assert!(
+        !stderr.to_lowercase().contains("error") && !stderr.contains("appears to be damaged"),
+        "{stderr}"
+    );
+    let fields = String::from_utf8(t.stdout).unwrap();
+    assert_eq!(fields.lines().count(), packets.len());
+    // Data frames at 11 Mb/s, Acks at a basic rate (2 Mb/s).
+    assert!(
+        fields.lines().any(|l| l.starts_with("11\t0x0020")),
+        "{fields}"
+    );
+    assert!(
+        fields.lines().any(|l| l.starts_with("2\t0x001d")),
+        "{fields}"
+    );
+
+    // The same command again: identical results.
+    let o = small_run(&out2, &[]);
     assert!(o.status.success());
-    for f in ["saturation.json", "saturation.csv", "saturation_runs.csv"] {
+    for f in [
+        "results.json",
+        "results.csv",
+        "saturation.csv",
+        "scenario.toml",
+    ] {
         assert_eq!(
             std::fs::read(out1.join(f)).unwrap(),
             std::fs::read(out2.join(f)).unwrap(),
@@ -100,14 +156,85 @@ fn json_on_stdout_for_g_with_rts_only() {
         "3",
         "--seconds",
         "0.2",
+        "--calibration",
+        "nominal",
         "--json",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["config"]["phy"], "G");
-    assert_eq!(v["points"][0]["access"], "rts");
-    assert_eq!(v["model"]["w"], 16.0);
-    assert_eq!(v["points"].as_array().unwrap().len(), 1);
+    assert_eq!(v["status"], "complete");
+    let params = v["report"]["parameters"].as_array().unwrap();
+    let get = |n: &str| params.iter().find(|p| p["name"] == n).unwrap()["value"].clone();
+    assert_eq!(get("phy"), "802.11g");
+    assert_eq!(get("rate_mbps"), 54.0);
+    assert_eq!(get("access"), "rts");
+    assert_eq!(v["trials"].as_array().unwrap().len(), 1);
+    assert_eq!(v["trials"][0]["spec"]["params"]["access"], "rts");
+}
+
+#[test]
+fn scenario_files_run_and_bad_ones_name_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("g.toml");
+    std::fs::write(
+        &good,
+        "name = \"tiny\"\nexperiment = \"saturation\"\nseed = 3\n\n[phy]\nstandard = \"a\"\n\n\
+         [params]\nstations = [2]\naccess = [\"basic\"]\nseconds = 0.2\n",
+    )
+    .unwrap();
+    let o = wisec(&[
+        "lab",
+        "run",
+        good.to_str().unwrap(),
+        "--calibration",
+        "nominal",
+        "--set",
+        "params.ip_len=500",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8(o.stdout).unwrap();
+    assert!(out.starts_with("saturation: tiny"), "{out}");
+    assert!(out.contains("802.11a at 54 Mb/s, 500-octet"), "{out}");
+
+    let bad = dir.path().join("b.toml");
+    std::fs::write(
+        &bad,
+        "name = \"tiny\"\nexperiment = \"saturation\"\n\n[phy]\nstandard = \"b\"\npreamble = \"short\"\n",
+    )
+    .unwrap();
+    let o = wisec(&["lab", "run", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(
+        err.contains(&format!(
+            "{}:6:1: phy.preamble: unknown field `preamble`",
+            bad.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("expected one of `standard`, `rate`, `short_preamble`"),
+        "{err}"
+    );
+
+    let o = wisec(&[
+        "lab",
+        "run",
+        good.to_str().unwrap(),
+        "--set",
+        "params.stations=[0]",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(err.contains("params.stations"), "{err}");
+
+    let o = wisec(&[
+        "lab",
+        "run",
+        dir.path().join("missing.toml").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.toml"));
 }
 
 #[test]
@@ -119,10 +246,133 @@ fn usage_errors_exit_2() {
         &["lab", "run", "saturation", "--rate", "54"],
         &["lab", "run", "saturation", "--trials", "0"],
         &["lab", "run", "saturation", "--rts", "--basic"],
+        &["lab", "run", "saturation", "--set", "novalue"],
+        &["lab", "run", "saturation", "--set", "phy.colour=red"],
         &["lab", "frobnicate"],
     ] {
         let o = wisec(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(!o.stderr.is_empty());
     }
+}
+
+#[test]
+fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ov");
+    let o = wisec(&[
+        "lab",
+        "run",
+        "overhead",
+        "--quick",
+        "--set",
+        "suites=ccmp128",
+        "--set",
+        "measures=udp",
+        "--calibration",
+        "nominal",
+        "--pcap",
+        "all",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    // The report gives the keys of what went on the air.
+    let line = md
+        .lines()
+        .find(|l| l.contains("keys: ccmp128"))
+        .unwrap_or_else(|| panic!("{md}"));
+    let field = |after: &str| line.split(after).nth(1).unwrap().split('`').nth(1).unwrap();
+    let (ssid, pass) = (field("SSID "), field("passphrase "));
+    let pcaps: Vec<_> = std::fs::read_dir(out.join("channels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(pcaps.len(), 1, "{pcaps:?}");
+    let udp = |key: Option<String>| {
+        let mut c = Command::new("tshark");
+        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", "udp"]);
+        if let Some(k) = key {
+            c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &k]);
+        }
+        let t = c
+            .output()
+            .expect("tshark is required (scripts/prereqs.sh installs it)");
+        assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+        String::from_utf8(t.stdout).unwrap().lines().count()
+    };
+    // Encrypted without the key, readable with it.
+    assert_eq!(udp(None), 0);
+    let n = udp(Some(format!(
+        "uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""
+    )));
+    assert!(n > 50, "{n} UDP datagrams decrypted");
+}
+
+#[test]
+fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("int");
+    let child = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args([
+            "lab",
+            "run",
+            "saturation",
+            "--stations",
+            "1,2,3,4,5,6,7,8,9,10",
+            "--seconds",
+            "2",
+            "--trials",
+            "5",
+            "--calibration",
+            "nominal",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first trial's files, then interrupt as Ctrl-C does.
+    let first = out.join("trials").join("0000-basic-n001-t00.json");
+    let start = std::time::Instant::now();
+    while !first.exists() {
+        assert!(start.elapsed().as_secs() < 120, "no trial completed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(all["status"], "interrupted");
+    let done = all["completed"].as_u64().unwrap();
+    assert!((1..100).contains(&done), "{done}");
+    // Every completed trial has its files, and nothing half-written is left.
+    let trials: Vec<_> = std::fs::read_dir(out.join("trials"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(trials.len() as u64, 2 * done, "{trials:?}");
+    assert!(trials
+        .iter()
+        .all(|p| !p.to_string_lossy().ends_with(".part")));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "Incomplete: interrupted after {done} of 100 trials"
+        )),
+        "{md}"
+    );
 }

@@ -542,6 +542,7 @@ pub trait Experiment {
 /// implement [`Experiment`].
 pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
     match name {
+        "saturation" => Ok(Box::new(saturation::Saturation::new(opts)?)),
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"

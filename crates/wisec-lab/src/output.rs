@@ -1,0 +1,586 @@
+//! Running an experiment into an output directory.
+//!
+//! [`run`] owns the loop over an [`Experiment`]'s trials. Each trial's
+//! result is written as soon as the trial ends (`trials/NNNN-label.json`
+//! and `.csv`, each written to a temporary name and renamed, so a file
+//! that exists is whole); the channel captures of the trials chosen by the
+//! scenario go to `channels/`. When the loop ends — all trials done, a
+//! trial failed, or the run was interrupted — the summary is written over
+//! the trials that completed: `results.json`, `results.csv`, one CSV per
+//! table, one PNG per plot and `report.md`, which says plainly when the
+//! run is incomplete and why.
+//!
+//! Nothing written depends on the wall clock or the machine beyond the
+//! calibration, so the same scenario, seed and calibration give identical
+//! JSON and CSV files.
+
+use crate::cost::Calibration;
+use crate::experiment::{Experiment, ExperimentError, Report, Table, TrialEnv, TrialResult, Value};
+use crate::pcap::{RadioChannel, Recorder};
+use crate::progress::{Progress, ProgressMode};
+use crate::report::plot;
+use crate::scenario::CaptureMode;
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// At most this many MPDUs are kept per captured trial.
+pub const CAPTURE_LIMIT: usize = 2_000_000;
+
+/// How to run.
+#[derive(Debug)]
+pub struct RunSettings<'a> {
+    /// Output directory; `None` runs without writing files.
+    pub out: Option<PathBuf>,
+    /// The crypto cost model.
+    pub calibration: &'a Calibration,
+    /// Which trials' channels to capture.
+    pub capture: CaptureMode,
+    /// Draw PNG plots.
+    pub plots: bool,
+    /// The scenario as run, written as `scenario.toml`.
+    pub scenario_toml: Option<String>,
+    /// The scenario's name, for the report's title.
+    pub scenario_name: String,
+    /// Set (by a Ctrl-C handler) to stop after the current trial.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    /// Progress display.
+    pub progress: ProgressMode,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Every planned trial completed.
+    Complete,
+    /// Stopped by the user; the completed trials are in the output.
+    Interrupted,
+    /// A trial failed; the trials before it are in the output.
+    Failed,
+}
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    /// How it ended.
+    pub status: Status,
+    /// The failing trial's error.
+    pub error: Option<ExperimentError>,
+    /// Trials planned.
+    pub planned: usize,
+    /// Completed trials.
+    pub results: Vec<TrialResult>,
+    /// The summary over the completed trials.
+    pub report: Report,
+    /// Files written, relative to the output directory.
+    pub files: Vec<PathBuf>,
+}
+
+/// An I/O failure while writing the output.
+#[derive(Debug)]
+pub struct OutputError {
+    /// The file.
+    pub path: PathBuf,
+    /// What happened.
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+#[derive(Serialize)]
+struct Results<'a> {
+    experiment: &'a str,
+    scenario: &'a str,
+    status: &'a Status,
+    error: Option<&'a str>,
+    planned: usize,
+    completed: usize,
+    calibration: &'a Calibration,
+    trials: &'a [TrialResult],
+    report: &'a Report,
+}
+
+/// Writes `body` to `dir/rel` through a temporary file and a rename, so
+/// the file is either absent or whole.
+pub fn write_atomic(dir: &Path, rel: &Path, body: &[u8]) -> Result<(), OutputError> {
+    let path = dir.join(rel);
+    let err = |error| OutputError {
+        path: path.clone(),
+        error,
+    };
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(err)?;
+    }
+    let mut tmp = path.clone().into_os_string();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
+    fs::write(&tmp, body).map_err(err)?;
+    fs::rename(&tmp, &path).map_err(err)
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn value_csv(v: &Value) -> String {
+    match v {
+        Value::Num(x) if x.is_finite() => format!("{x}"),
+        other => csv_cell(&other.to_string()),
+    }
+}
+
+/// The CSV columns of trials: index, label, seed, the parameters and the
+/// metrics (names from every trial, sorted), simulated time and events.
+fn trial_columns(results: &[&TrialResult]) -> (Vec<String>, Vec<String>) {
+    let mut params: Vec<String> = Vec::new();
+    let mut metrics: Vec<String> = Vec::new();
+    for r in results {
+        for k in r.spec.params.keys() {
+            if !params.contains(k) {
+                params.push(k.clone());
+            }
+        }
+        for k in r.metrics.keys() {
+            if !metrics.contains(k) {
+                metrics.push(k.clone());
+            }
+        }
+    }
+    params.sort();
+    metrics.sort();
+    (params, metrics)
+}
+
+/// Trials as CSV with a header line.
+pub fn trials_csv(results: &[&TrialResult]) -> String {
+    let (params, metrics) = trial_columns(results);
+    let mut s = String::from("index,label,seed");
+    for p in &params {
+        s.push(',');
+        s.push_str(&csv_cell(p));
+    }
+    for m in &metrics {
+        s.push(',');
+        s.push_str(&csv_cell(m));
+    }
+    s.push_str(",sim_time_ns,events\n");
+    for r in results {
+        let _ = write!(
+            s,
+            "{},{},{}",
+            r.spec.index,
+            csv_cell(&r.spec.label),
+            r.spec.seed
+        );
+        for p in &params {
+            s.push(',');
+            s.push_str(&r.spec.params.get(p).map(value_csv).unwrap_or_default());
+        }
+        for m in &metrics {
+            s.push(',');
+            s.push_str(&r.metrics.get(m).map(value_csv).unwrap_or_default());
+        }
+        let _ = writeln!(s, ",{},{}", r.sim_time_ns, r.events);
+    }
+    s
+}
+
+fn json(v: &impl Serialize) -> Vec<u8> {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("\"{e}\""));
+    s.push('\n');
+    s.into_bytes()
+}
+
+fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The file stem of a trial: its index and label.
+pub fn trial_stem(r: &TrialResult) -> String {
+    format!("{:04}-{}", r.spec.index, safe(&r.spec.label))
+}
+
+/// Runs `exp` with `settings`. Returns `Ok` with the outcome whatever
+/// happened to the trials (see [`Outcome::status`]); `Err` only when the
+/// output could not be written.
+pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, OutputError> {
+    let plan = exp.plan();
+    let out = settings.out.as_deref();
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = out {
+        fs::create_dir_all(dir).map_err(|error| OutputError {
+            path: dir.to_path_buf(),
+            error,
+        })?;
+        if let Some(t) = &settings.scenario_toml {
+            write_atomic(dir, Path::new("scenario.toml"), t.as_bytes())?;
+            files.push("scenario.toml".into());
+        }
+        write_atomic(
+            dir,
+            Path::new("calibration.json"),
+            &json(settings.calibration),
+        )?;
+        files.push("calibration.json".into());
+    }
+    let progress = Progress::new(plan.len(), settings.progress);
+    let mut results: Vec<TrialResult> = Vec::new();
+    let mut status = Status::Complete;
+    let mut error = None;
+    for spec in &plan {
+        if settings
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+        {
+            status = Status::Interrupted;
+            break;
+        }
+        let capture = out.is_some()
+            && match settings.capture {
+                CaptureMode::All => true,
+                CaptureMode::First => results.is_empty(),
+                CaptureMode::None => false,
+            };
+        let recorder = capture.then(|| Recorder::new(CAPTURE_LIMIT));
+        let mut env = TrialEnv::new(settings.calibration);
+        env.observer = recorder.as_ref().map(Recorder::observer);
+        let r = match exp.run_trial(spec, &mut env) {
+            Ok(r) => r,
+            Err(e) => {
+                progress.note(&format!(
+                    "trial {} ({}) failed: {e}",
+                    spec.index, spec.label
+                ));
+                status = Status::Failed;
+                error = Some(e);
+                break;
+            }
+        };
+        drop(env);
+        if let Some(dir) = out {
+            let stem = trial_stem(&r);
+            let jp = PathBuf::from("trials").join(format!("{stem}.json"));
+            write_atomic(dir, &jp, &json(&r))?;
+            let cp = PathBuf::from("trials").join(format!("{stem}.csv"));
+            write_atomic(dir, &cp, trials_csv(&[&r]).as_bytes())?;
+            files.push(jp);
+            files.push(cp);
+            if let Some(rec) = &recorder {
+                let rec = rec.borrow();
+                for ch in rec.channels() {
+                    let info = r.channels.iter().find(|c| c.id == ch);
+                    let radio = info.map_or(
+                        RadioChannel {
+                            freq: 2412,
+                            standard: crate::phy::PhyStandard::G,
+                            short_preamble: false,
+                        },
+                        RadioChannel::from_info,
+                    );
+                    let rel = PathBuf::from("channels").join(format!("{stem}-ch{ch}.pcap"));
+                    let path = dir.join(&rel);
+                    let err = |error| OutputError {
+                        path: path.clone(),
+                        error,
+                    };
+                    fs::create_dir_all(dir.join("channels")).map_err(err)?;
+                    let mut tmp = path.clone().into_os_string();
+                    tmp.push(".part");
+                    let tmp = PathBuf::from(tmp);
+                    rec.write_channel(ch, radio, &tmp).map_err(err)?;
+                    fs::rename(&tmp, &path).map_err(err)?;
+                    files.push(rel);
+                }
+                if rec.dropped() > 0 {
+                    progress.note(&format!(
+                        "capture of trial {} kept the first {} MPDUs and left out {}",
+                        r.spec.index,
+                        rec.len(),
+                        rec.dropped()
+                    ));
+                }
+            }
+        }
+        let what = describe(&r);
+        results.push(r);
+        progress.trial_done(results.len(), &what);
+    }
+    progress.finish();
+    let report = exp.summarize(&results);
+    if let Some(dir) = out {
+        write_summary(
+            dir,
+            exp,
+            settings,
+            &status,
+            error.as_ref(),
+            plan.len(),
+            &results,
+            &report,
+            &mut files,
+        )?;
+    }
+    Ok(Outcome {
+        status,
+        error,
+        planned: plan.len(),
+        results,
+        report,
+        files,
+    })
+}
+
+fn describe(r: &TrialResult) -> String {
+    let mut s = r.spec.label.clone();
+    let mut shown: Vec<(&String, &Value)> = r
+        .metrics
+        .iter()
+        .filter(|(k, _)| k.contains("mbps") || k.ends_with("_ms"))
+        .collect();
+    if shown.is_empty() {
+        shown = r.metrics.iter().collect();
+    }
+    for (k, v) in shown.into_iter().take(3) {
+        let _ = write!(s, " {k}={v}");
+    }
+    s
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_summary(
+    dir: &Path,
+    exp: &dyn Experiment,
+    settings: &RunSettings<'_>,
+    status: &Status,
+    error: Option<&ExperimentError>,
+    planned: usize,
+    results: &[TrialResult],
+    report: &Report,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), OutputError> {
+    let err_text = error.map(|e| e.0.clone());
+    let all = Results {
+        experiment: exp.name(),
+        scenario: &settings.scenario_name,
+        status,
+        error: err_text.as_deref(),
+        planned,
+        completed: results.len(),
+        calibration: settings.calibration,
+        trials: results,
+        report,
+    };
+    write_atomic(dir, Path::new("results.json"), &json(&all))?;
+    let refs: Vec<&TrialResult> = results.iter().collect();
+    write_atomic(dir, Path::new("results.csv"), trials_csv(&refs).as_bytes())?;
+    files.push("results.json".into());
+    files.push("results.csv".into());
+    let mut table_files = Vec::new();
+    for t in &report.tables {
+        let rel = PathBuf::from(format!("{}.csv", safe(&t.name)));
+        write_atomic(dir, &rel, t.to_csv().as_bytes())?;
+        table_files.push(rel.clone());
+        files.push(rel);
+    }
+    let mut plot_files = Vec::new();
+    let mut plot_errors = Vec::new();
+    if settings.plots {
+        for p in &report.plots {
+            let rel = PathBuf::from(format!("{}.png", safe(&p.name)));
+            match plot::render(p, &dir.join(&rel), true) {
+                Ok(()) => {
+                    plot_files.push(Some(rel.clone()));
+                    files.push(rel);
+                }
+                Err(e) => {
+                    plot_files.push(None);
+                    plot_errors.push(e);
+                }
+            }
+        }
+    }
+    let md = markdown(
+        exp,
+        settings,
+        status,
+        error,
+        planned,
+        results,
+        report,
+        &table_files,
+        &plot_files,
+        &plot_errors,
+        files,
+    );
+    write_atomic(dir, Path::new("report.md"), md.as_bytes())?;
+    files.push("report.md".into());
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn markdown(
+    exp: &dyn Experiment,
+    settings: &RunSettings<'_>,
+    status: &Status,
+    error: Option<&ExperimentError>,
+    planned: usize,
+    results: &[TrialResult],
+    report: &Report,
+    table_files: &[PathBuf],
+    plot_files: &[Option<PathBuf>],
+    plot_errors: &[String],
+    files: &[PathBuf],
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: {}\n", exp.name(), settings.scenario_name);
+    match status {
+        Status::Complete => {}
+        Status::Interrupted => {
+            let _ = writeln!(
+                s,
+                "> **Incomplete: interrupted after {} of {planned} trials.** The tables \
+below cover the completed trials only.\n",
+                results.len()
+            );
+        }
+        Status::Failed => {
+            let _ = writeln!(
+                s,
+                "> **Incomplete: trial {} failed ({}).** The tables below cover the {} \
+trials completed before it.\n",
+                results.len(),
+                error.map_or("unknown error", |e| e.0.as_str()),
+                results.len()
+            );
+        }
+    }
+    let _ = writeln!(s, "{}\n", report.description);
+    let _ = writeln!(
+        s,
+        "Trials: {} of {planned} planned. Crypto cost calibration: {} (host clock {} MHz).\n",
+        results.len(),
+        settings.calibration.source,
+        settings.calibration.host_mhz
+    );
+    if !report.parameters.is_empty() {
+        s.push_str("## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n");
+        for p in &report.parameters {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} |",
+                p.name,
+                p.value.to_string().replace('|', "\\|"),
+                p.description.replace('|', "\\|")
+            );
+        }
+        s.push('\n');
+    }
+    if !report.tables.is_empty() {
+        s.push_str("## Results\n\n");
+        for (t, f) in report.tables.iter().zip(table_files) {
+            s.push_str(&t.to_markdown());
+            let _ = writeln!(s, "\nData: [{}]({})\n", f.display(), f.display());
+        }
+    }
+    if !report.plots.is_empty() {
+        s.push_str("## Figures\n\n");
+        for (p, f) in report
+            .plots
+            .iter()
+            .zip(plot_files.iter().chain(std::iter::repeat(&None)))
+        {
+            match f {
+                Some(f) => {
+                    let _ = writeln!(s, "![{}]({})\n", p.title, f.display());
+                }
+                None => {
+                    let _ = writeln!(s, "*{}: not drawn.*\n", p.title);
+                }
+            }
+        }
+        if plot::font().is_none() && settings.plots {
+            s.push_str(
+                "*No TrueType font was found (install Debian's `fonts-dejavu-core`, or set \
+`WISEC_FONT`), so the plots carry no text; the tables above have the numbers.*\n\n",
+            );
+        }
+        for e in plot_errors {
+            let _ = writeln!(s, "*Plot error: {e}*\n");
+        }
+    }
+    if !report.notes.is_empty() {
+        s.push_str("## Notes\n\n");
+        for n in &report.notes {
+            let _ = writeln!(s, "{n}\n");
+        }
+    }
+    s.push_str("## Files\n\n");
+    s.push_str(
+        "- `results.json`, `results.csv`: every completed trial and this summary\n\
+- `trials/`: one JSON and one CSV per trial, written as each trial completed\n\
+- `scenario.toml`: the scenario as run (after overrides); `calibration.json`: the cost model\n",
+    );
+    let pcaps: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "pcap"))
+        .collect();
+    if !pcaps.is_empty() {
+        s.push_str(
+            "- channel captures (radiotap, link type 127, virtual time from 1970-01-01), \
+for Wireshark or tshark:\n",
+        );
+        for p in pcaps {
+            let _ = writeln!(s, "  - `{}`", p.display());
+        }
+        let secrets: Vec<String> = results
+            .iter()
+            .filter_map(|r| r.secrets.as_ref())
+            .map(|k| match (&k.passphrase, &k.wep_key_hex) {
+                (Some(p), _) => format!("{}: SSID `{}`, passphrase `{p}`", k.suite, k.ssid),
+                (None, Some(w)) => format!("{}: WEP key `{w}`", k.suite),
+                (None, None) => format!("{}: no keys", k.suite),
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for k in secrets {
+            let _ = writeln!(s, "  - keys: {k}");
+        }
+    }
+    s
+}
+
+/// Renders a table as aligned text for a terminal (the report's tables
+/// printed at the end of a run).
+pub fn text_tables(report: &Report) -> String {
+    report
+        .tables
+        .iter()
+        .map(Table::to_text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,3 @@
+//! Reports: the Markdown report, PNG plots and per-trial files of a run.
+
+pub mod plot;

@@ -1,0 +1,293 @@
+//! PNG line plots of a report's figures, drawn with `plotters` on its
+//! bitmap backend.
+//!
+//! Text needs a font. `plotters` is built without fontconfig, so the lab
+//! loads a TrueType font itself at run time: `$WISEC_FONT` when set, else
+//! DejaVu Sans from Debian's `fonts-dejavu-core` (installed by
+//! `scripts/prereqs.sh`) under `/usr/share/fonts`. Without a font the plots
+//! are still drawn — axes, grid and series — but with no text; the report
+//! says so and its tables carry the numbers.
+
+use crate::experiment::{Plot, PlotKind};
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Where DejaVu Sans lives on Debian and its derivatives.
+pub const FONT_CANDIDATES: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+];
+
+/// Plot width in pixels.
+pub const WIDTH: u32 = 900;
+/// Plot height in pixels.
+pub const HEIGHT: u32 = 560;
+
+fn font_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("WISEC_FONT") {
+        return Some(PathBuf::from(p));
+    }
+    FONT_CANDIDATES
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+}
+
+/// Loads and registers the font once per process; the file it came from,
+/// or `None` when no usable font was found.
+pub fn font() -> Option<&'static Path> {
+    static FONT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    FONT.get_or_init(|| {
+        let path = font_path()?;
+        let bytes = std::fs::read(&path).ok()?;
+        // plotters keeps fonts for the life of the process.
+        let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+        plotters::style::register_font("sans-serif", FontStyle::Normal, bytes).ok()?;
+        Some(path)
+    })
+    .as_deref()
+}
+
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    if from_zero {
+        lo = lo.min(0.0);
+    }
+    let span = (hi - lo).abs().max(1e-9);
+    (
+        lo - if from_zero && lo == 0.0 {
+            0.0
+        } else {
+            0.05 * span
+        },
+        hi + 0.08 * span,
+    )
+}
+
+/// Draws `plot` into `path` as a PNG of [`WIDTH`] × [`HEIGHT`] pixels.
+/// With `text` false (or no font available) no text is drawn.
+pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
+    let text = text && font().is_some();
+    let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    let e = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
+    root.fill(&WHITE).map_err(e)?;
+    let bars = plot.kind == PlotKind::Bars;
+    let xs = if bars {
+        let n = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0))
+            .fold(plot.categories.len() as f64 - 1.0, f64::max)
+            .max(0.0);
+        (-0.5, n + 0.5)
+    } else {
+        range(
+            plot.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0)),
+            false,
+        )
+    };
+    let ys = range(
+        plot.series.iter().flat_map(|s| {
+            s.points.iter().enumerate().map(|(i, p)| {
+                p.1 + s
+                    .errors
+                    .as_ref()
+                    .and_then(|e| e.get(i).copied())
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(0.0)
+            })
+        }),
+        true,
+    );
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(16);
+    if text {
+        builder
+            .caption(&plot.title, ("sans-serif", 22))
+            .x_label_area_size(48)
+            .y_label_area_size(64);
+    } else {
+        builder.x_label_area_size(8).y_label_area_size(8);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(xs.0..xs.1, ys.0..ys.1)
+        .map_err(e)?;
+    let categories = plot.categories.clone();
+    let category = move |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 {
+            categories.get(i as usize).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
+    let mut mesh = chart.configure_mesh();
+    if text {
+        mesh.x_desc(plot.x_label.as_str())
+            .y_desc(plot.y_label.as_str())
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16));
+        if bars {
+            mesh.x_labels(plot.categories.len().max(1) * 2 + 1)
+                .x_label_formatter(&category)
+                .disable_x_mesh();
+        }
+    } else {
+        mesh.x_labels(0).y_labels(0);
+    }
+    mesh.draw().map_err(e)?;
+    let k = plot.series.len().max(1) as f64;
+    for (i, s) in plot.series.iter().enumerate() {
+        let c = COLOURS[i % COLOURS.len()];
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        // Bars of one category side by side, 0.8 wide in all.
+        let shift = |x: f64| {
+            if bars {
+                x - 0.4 + 0.8 * (i as f64 + 0.5) / k
+            } else {
+                x
+            }
+        };
+        let drawn = if bars {
+            let w = 0.8 / k * 0.9;
+            chart
+                .draw_series(pts.iter().map(|&(x, y)| {
+                    let x = shift(x);
+                    Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, y)], c.filled())
+                }))
+                .map_err(e)?
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
+                .map_err(e)?
+        };
+        if text {
+            drawn
+                .label(s.label.as_str())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], c.filled()));
+        }
+        if !bars {
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
+                .map_err(e)?;
+        }
+        let errors = s.errors.as_deref().unwrap_or(&[]);
+        for (p, &sd) in s.points.iter().zip(errors) {
+            if sd.is_finite() && sd > 0.0 && p.0.is_finite() && p.1.is_finite() {
+                let x = shift(p.0);
+                chart
+                    .draw_series(std::iter::once(ErrorBar::new_vertical(
+                        x,
+                        p.1 - sd,
+                        p.1,
+                        p.1 + sd,
+                        BLACK.stroke_width(1),
+                        8,
+                    )))
+                    .map_err(e)?;
+            }
+        }
+    }
+    if text && !plot.series.is_empty() {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(e)?;
+    }
+    root.present().map_err(e)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::Series;
+
+    fn png_size(b: &[u8]) -> (u32, u32) {
+        // PNG signature, then the IHDR chunk: width and height big-endian.
+        assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n");
+        assert_eq!(&b[12..16], b"IHDR");
+        let w = u32::from_be_bytes([b[16], b[17], b[18], b[19]]);
+        let h = u32::from_be_bytes([b[20], b[21], b[22], b[23]]);
+        (w, h)
+    }
+
+    #[test]
+    fn lines_and_bars_with_and_without_text() {
+        let dir = tempfile::tempdir().unwrap();
+        for (kind, text) in [
+            (PlotKind::Line, true),
+            (PlotKind::Line, false),
+            (PlotKind::Bars, true),
+            (PlotKind::Bars, false),
+        ] {
+            let plot = Plot {
+                name: "p".into(),
+                title: "A plot".into(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                kind,
+                categories: vec!["open".into(), "ccmp".into()],
+                series: vec![
+                    Series {
+                        label: "lab".into(),
+                        points: vec![(0.0, 5.0), (1.0, 4.5)],
+                        errors: Some(vec![0.2, f64::NAN]),
+                    },
+                    Series {
+                        label: "seed".into(),
+                        points: vec![(0.0, 5.5), (1.0, f64::INFINITY)],
+                        errors: None,
+                    },
+                ],
+            };
+            let path = dir.path().join(format!("{kind:?}-{text}.png"));
+            render(&plot, &path, text).unwrap();
+            let b = std::fs::read(&path).unwrap();
+            assert_eq!(png_size(&b), (WIDTH, HEIGHT));
+        }
+        // An empty plot still draws.
+        let empty = Plot {
+            name: "e".into(),
+            title: "empty".into(),
+            x_label: String::new(),
+            y_label: String::new(),
+            kind: PlotKind::Line,
+            categories: Vec::new(),
+            series: Vec::new(),
+        };
+        render(&empty, &dir.path().join("e.png"), true).unwrap();
+    }
+}
