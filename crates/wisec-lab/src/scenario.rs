@@ -465,6 +465,16 @@ pub struct Builtin {
 /// The built-in scenarios, also under `scenarios/` in the repository.
 pub const BUILTIN: &[Builtin] = &[
     Builtin {
+        name: "discosec",
+        path: "scenarios/discosec.toml",
+        text: include_str!("../../../scenarios/discosec.toml"),
+    },
+    Builtin {
+        name: "ccm-udp",
+        path: "scenarios/ccm-udp.toml",
+        text: include_str!("../../../scenarios/ccm-udp.toml"),
+    },
+    Builtin {
         name: "overhead",
         path: "scenarios/overhead.toml",
         text: include_str!("../../../scenarios/overhead.toml"),

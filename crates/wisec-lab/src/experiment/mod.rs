@@ -12,6 +12,8 @@
 //! [`TrialEnv::observer`] when one is set, for the channel pcap; the
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
+pub mod ccm_udp;
+pub mod discosec;
 pub mod overhead;
 pub mod saturation;
 
@@ -45,6 +47,16 @@ beside Bianchi's analytical model (IEEE JSAC 18(3), 2000)",
         name: "overhead",
         summary: "throughput overhead of WEP, TKIP, CCMP, GCMP and DiscoSec over TCP and \
 UDP at 2, 11 and 54 Mb/s, with ping times, beside seed 001's tables 6-4 to 6-8",
+    },
+    ExperimentInfo {
+        name: "discosec",
+        summary: "DiscoSec no_auth, fast_auth and full_auth UDP throughput on the cube, \
+routerboard, laptop and host APs, and key-exchange delay against AP load, beside seed 003",
+    },
+    ExperimentInfo {
+        name: "ccm-udp",
+        summary: "m UDP datagrams of 50-1000 octets in the clear and with AES-CCM payloads \
+between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20",
     },
 ];
 
@@ -544,6 +556,8 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
     match name {
         "saturation" => Ok(Box::new(saturation::Saturation::new(opts)?)),
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
+        "discosec" => Ok(Box::new(discosec::Discosec::new(opts)?)),
+        "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
