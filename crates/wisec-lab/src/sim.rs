@@ -94,6 +94,47 @@ pub struct MacConfig {
     /// Wait EIFS instead of DIFS/AIFS after an erroneous reception
     /// (10.3.2.3.7). Bianchi's model assumes DIFS after a collision.
     pub eifs: bool,
+    /// HT aggregation with BlockAck (10.25); `None` sends every frame alone
+    /// with an Ack and declines BlockAck agreements.
+    pub block_ack: Option<BlockAckConfig>,
+}
+
+/// How an HT MAC aggregates (A-MPDU, 10.12) under BlockAck agreements
+/// (10.25).
+///
+/// With it, the MAC sets up an agreement (ADDBA Request/Response action
+/// frames, 9.6.4) with each peer it sends QoS Data to, then sends those
+/// frames in A-MPDUs of up to `max_mpdus` MPDUs and `max_ampdu_bytes`
+/// octets (and the PHY's longest PPDU), each answered by a compressed
+/// BlockAck; MPDUs the bitmap does not acknowledge go again in a later
+/// A-MPDU, up to `mpdu_retry_limit` transmissions, after which a
+/// BlockAckReq moves the recipient's window. A peer with aggregation
+/// configured accepts agreements and keeps a reordering buffer per
+/// originator. Only QoS Data frames are aggregated; other frames go alone
+/// with an Ack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockAckConfig {
+    /// Maximum A-MPDU length in octets (HT: 2^(13 + k) − 1, at most 65535,
+    /// 9.4.2.55.3).
+    pub max_ampdu_bytes: usize,
+    /// Maximum MPDUs per A-MPDU (at most 64, the compressed bitmap).
+    pub max_mpdus: usize,
+    /// An RTS/CTS exchange before every A-MPDU, as seed 000's iPhone did.
+    pub rts: bool,
+    /// Transmissions of one MPDU before it is discarded.
+    pub mpdu_retry_limit: u32,
+}
+
+impl Default for BlockAckConfig {
+    /// 65535 octets, 64 MPDUs, no RTS, 7 transmissions per MPDU.
+    fn default() -> BlockAckConfig {
+        BlockAckConfig {
+            max_ampdu_bytes: 65_535,
+            max_mpdus: 64,
+            rts: false,
+            mpdu_retry_limit: 7,
+        }
+    }
 }
 
 impl MacConfig {
@@ -109,6 +150,16 @@ impl MacConfig {
             cw_max: None,
             aifsn: 2,
             eifs: true,
+            block_ack: None,
+        }
+    }
+
+    /// An HT MAC: the DCF with A-MPDU aggregation under BlockAck
+    /// agreements as `ba` says.
+    pub fn ht(addr: MacAddr, data_rate: Rate, ba: BlockAckConfig) -> MacConfig {
+        MacConfig {
+            block_ack: Some(ba),
+            ..MacConfig::dcf(addr, data_rate)
         }
     }
 
@@ -265,6 +316,9 @@ struct Sta {
     response: Option<(Vec<u8>, Rate)>,
     dedup: BTreeMap<MacAddr, u16>,
     stats: MacStats,
+    /// Inside the node's `poll_transmit`: a wake from there must not pull
+    /// again before the frame returned is stored.
+    pulling: bool,
 }
 
 #[derive(Debug)]
@@ -500,6 +554,7 @@ impl Simulator {
             response: None,
             dedup: BTreeMap::new(),
             stats: MacStats::default(),
+            pulling: false,
         });
         IfaceId(id)
     }
@@ -759,7 +814,7 @@ impl Simulator {
     /// Moves a station forward when it may contend: pulls a frame from its
     /// node, draws or resumes a backoff, schedules the countdown's end.
     fn try_access(&mut self, sta: usize) {
-        if self.stas[sta].state != MacState::Idle {
+        if self.stas[sta].state != MacState::Idle || self.stas[sta].pulling {
             return;
         }
         if self.stas[sta].cur.is_none() {
@@ -857,8 +912,13 @@ impl Simulator {
     fn pull(&mut self, sta: usize) {
         let node = self.stas[sta].node.0;
         let iface = IfaceId(sta);
-        let Some(Some(req)) = self.call_node(node, |n, now, ctx| n.poll_transmit(now, iface, ctx))
-        else {
+        // A node may wake its own interface from poll_transmit (it has more
+        // frames): the wake is absorbed here, the frame returned is stored
+        // below and the MAC pulls again when it is done with it.
+        self.stas[sta].pulling = true;
+        let r = self.call_node(node, |n, now, ctx| n.poll_transmit(now, iface, ctx));
+        self.stas[sta].pulling = false;
+        let Some(Some(req)) = r else {
             return;
         };
         let TxRequest { mpdu, rate, token } = req;
