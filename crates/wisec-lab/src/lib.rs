@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod analyze;
 pub mod bianchi;
 pub mod bss;
 pub mod cost;
