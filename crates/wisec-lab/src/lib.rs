@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod analyze;
 pub mod bianchi;
 pub mod bss;
 pub mod cost;
@@ -31,6 +32,6 @@ pub mod wired;
 pub use node::{
     ChannelId, Ctx, IfaceId, LinkId, Node, NodeId, PortId, RxInfo, TxOutcome, TxRequest, TxStatus,
 };
-pub use phy::{PhyProfile, PhyStandard, PhyTiming, Ppdu, Protection, Rate};
-pub use sim::{MacConfig, MacStats, Simulator};
+pub use phy::{Band, HtParams, PhyProfile, PhyStandard, PhyTiming, Ppdu, Protection, Rate};
+pub use sim::{BlockAckConfig, MacConfig, MacStats, Simulator};
 pub use time::Time;

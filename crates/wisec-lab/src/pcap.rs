@@ -56,7 +56,8 @@ impl RadioChannel {
         RadioChannel {
             freq: match phy.standard {
                 PhyStandard::A => 5180,
-                PhyStandard::B | PhyStandard::G => 2412,
+                PhyStandard::N if phy.ht.band == crate::phy::Band::Ghz5 => 5180,
+                PhyStandard::B | PhyStandard::G | PhyStandard::N => 2412,
             },
             standard: phy.standard,
             short_preamble: phy.short_preamble,
@@ -81,7 +82,9 @@ impl RadioChannel {
         }
         RadiotapRepr {
             flags: Some(RadiotapFlags(flags)),
-            rate: Some(rate.0),
+            // The Rate field holds legacy rates only; an HT MCS would go in
+            // the MCS field, which this writer leaves out.
+            rate: rate.mcs().is_none().then_some(rate.0),
             channel: Some(Channel {
                 freq: self.freq,
                 flags: band | modulation,

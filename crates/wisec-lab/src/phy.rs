@@ -3,7 +3,9 @@
 //!
 //! The profiles cover clause 15 (DSSS, 1 and 2 Mb/s), clause 16 (HR/DSSS,
 //! 5.5 and 11 Mb/s), clause 17 (OFDM, 802.11a) and clause 18 (ERP,
-//! 802.11g) of IEEE Std 802.11-2020. The MAC only talks to a PHY through the
+//! 802.11g) and clause 19 (HT, 802.11n: single-stream MCS 0 to 7, 20/40 MHz,
+//! long/short guard interval, HT-mixed format) of IEEE Std 802.11-2020.
+//! The MAC only talks to a PHY through the
 //! [`PhyTiming`] trait and measures what it sends as a [`Ppdu`] that may
 //! carry several MPDUs, so an HT PHY with A-MPDU aggregation plugs in as one
 //! more implementation.
@@ -29,6 +31,9 @@ pub enum Modulation {
     HrDsss,
     /// OFDM (clause 17, or ERP-OFDM in clause 18): 6 to 54 Mb/s.
     Ofdm,
+    /// HT (clause 19): an MCS whose rate depends on the channel width and
+    /// guard interval of the [`PhyProfile`].
+    Ht,
 }
 
 impl Rate {
@@ -71,9 +76,29 @@ impl Rate {
         Rate::OFDM_54,
     ];
 
-    /// The rate in Mb/s.
+    /// Values from this one up encode HT MCS indices 0 to 7 (`0x80 | MCS`);
+    /// Supported Rates values never exceed 127 (9.4.2.3).
+    const HT_BASE: u8 = 0x80;
+
+    /// HT MCS `mcs` (0 to 7, one spatial stream; clamped to 7). Its rate
+    /// in Mb/s depends on the PHY's channel width and guard interval
+    /// ([`PhyProfile::rate_mbps`]).
+    pub const fn ht(mcs: u8) -> Rate {
+        Rate(Rate::HT_BASE | if mcs > 7 { 7 } else { mcs })
+    }
+
+    /// The HT MCS index, for an HT rate.
+    pub fn mcs(self) -> Option<u8> {
+        (self.0 & Rate::HT_BASE != 0 && self.0 & 0x7f <= 7).then_some(self.0 & 0x7f)
+    }
+
+    /// The rate in Mb/s; for an HT MCS, its 20 MHz long-GI rate (see
+    /// [`PhyProfile::rate_mbps`] for the PHY's actual one).
     pub fn mbps(self) -> f64 {
-        f64::from(self.0) / 2.0
+        match self.mcs() {
+            Some(m) => ht_ndbps(m, false) as f64 / 4.0,
+            None => f64::from(self.0) / 2.0,
+        }
     }
 
     /// The rate from Mb/s (1, 2, 5.5, 11, 6, 9, ..., 54), if it is one of
@@ -94,6 +119,7 @@ impl Rate {
             2 | 4 => Some(Modulation::Dsss),
             11 | 22 => Some(Modulation::HrDsss),
             12 | 18 | 24 | 36 | 48 | 72 | 96 | 108 => Some(Modulation::Ofdm),
+            0x80..=0x87 => Some(Modulation::Ht),
             _ => None,
         }
     }
@@ -114,7 +140,9 @@ impl Rate {
 
 impl core::fmt::Display for Rate {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        if self.0 % 2 == 0 {
+        if let Some(m) = self.mcs() {
+            write!(f, "HT MCS {m}")
+        } else if self.0 % 2 == 0 {
             write!(f, "{} Mb/s", self.0 / 2)
         } else {
             write!(f, "{}.5 Mb/s", self.0 / 2)
@@ -134,6 +162,10 @@ pub struct Ppdu {
     /// The MPDUs carried (without FCS); more than one only where the PHY
     /// allows A-MPDUs ([`PhyTiming::max_mpdus_per_ppdu`]).
     pub mpdus: Vec<std::sync::Arc<[u8]>>,
+    /// The PSDU is an A-MPDU (HT-SIG Aggregation bit, 19.3.9.4.3), even
+    /// when it carries one MPDU: each MPDU follows a delimiter and a QoS
+    /// Data MPDU with Normal Ack policy asks for a BlockAck (10.25.2).
+    pub aggregate: bool,
 }
 
 impl Ppdu {
@@ -142,6 +174,16 @@ impl Ppdu {
         Ppdu {
             rate,
             mpdus: vec![mpdu],
+            aggregate: false,
+        }
+    }
+
+    /// An A-MPDU carrying `mpdus`.
+    pub fn ampdu(rate: Rate, mpdus: Vec<std::sync::Arc<[u8]>>) -> Ppdu {
+        Ppdu {
+            rate,
+            mpdus,
+            aggregate: true,
         }
     }
 
@@ -150,7 +192,7 @@ impl Ppdu {
     /// a multiple of 4 octets (9.7.1).
     pub fn psdu_len(&self) -> usize {
         match self.mpdus.as_slice() {
-            [one] => one.len() + FCS_LEN,
+            [one] if !self.aggregate => one.len() + FCS_LEN,
             many => {
                 let n = many.len();
                 many.iter()
@@ -197,6 +239,12 @@ pub trait PhyTiming {
     fn max_mpdus_per_ppdu(&self) -> usize {
         1
     }
+    /// The longest PPDU the PHY can send at `rate`, if it limits it (an
+    /// A-MPDU is cut to fit).
+    fn max_ppdu_duration(&self, rate: Rate) -> Option<Time> {
+        let _ = rate;
+        None
+    }
     /// Whether a frame at `rate` must be protected, and how and at which
     /// rate the protecting frames go (ERP with non-ERP stations, 10.27).
     fn protection(&self, rate: Rate) -> Option<(Protection, Rate)> {
@@ -234,6 +282,55 @@ pub enum PhyStandard {
     A,
     /// 802.11g: ERP, clause 18 (ERP-OFDM plus the DSSS/CCK rates).
     G,
+    /// 802.11n: HT, clause 19 (plus the rates of the band's legacy PHY);
+    /// the options are in [`PhyProfile::ht`].
+    N,
+}
+
+/// The band of an HT PHY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Band {
+    /// 2.4 GHz: ERP alongside, 10 µs SIFS, a 6 µs signal extension after
+    /// every OFDM and HT PPDU (19.4.4, Table 19-25).
+    Ghz2_4,
+    /// 5 GHz: 16 µs SIFS, no signal extension.
+    Ghz5,
+}
+
+/// The options of an HT PHY (clause 19), one spatial stream, HT-mixed
+/// format (19.1.4), BCC coding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct HtParams {
+    /// The band.
+    pub band: Band,
+    /// A 40 MHz channel (108 data subcarriers instead of 52, 19.3.5).
+    pub wide: bool,
+    /// The 400 ns short guard interval (3.6 µs symbols instead of 4 µs,
+    /// 19.3.2 and Table 19-6).
+    pub short_gi: bool,
+}
+
+impl Default for HtParams {
+    /// 2.4 GHz, 20 MHz, long GI: the seed 000 network.
+    fn default() -> HtParams {
+        HtParams {
+            band: Band::Ghz2_4,
+            wide: false,
+            short_gi: false,
+        }
+    }
+}
+
+/// N_DBPS of HT MCS `mcs` (0 to 7) with one spatial stream (Tables 19-27
+/// and 19-28): data bits per OFDM symbol at 20 MHz (52 data subcarriers) or
+/// 40 MHz (108).
+pub fn ht_ndbps(mcs: u8, wide: bool) -> u64 {
+    // N_BPSCS × R per subcarrier, in 1/4 bits: BPSK 1/2, QPSK 1/2, QPSK
+    // 3/4, 16-QAM 1/2, 16-QAM 3/4, 64-QAM 2/3, 64-QAM 3/4, 64-QAM 5/6.
+    const QUARTER_BITS: [u64; 8] = [2, 4, 6, 8, 12, 16, 18, 20];
+    let q = QUARTER_BITS.get(usize::from(mcs)).copied().unwrap_or(20);
+    let nsd = if wide { 108 } else { 52 };
+    nsd * q / 4
 }
 
 /// How ERP stations keep non-ERP (802.11b) stations off the medium while
@@ -264,6 +361,9 @@ pub struct PhyProfile {
     pub protection: Protection,
     /// The BSSBasicRateSet, from which Ack and CTS rates are chosen.
     pub basic_rates: Vec<Rate>,
+    /// HT options, for [`PhyStandard::N`].
+    #[serde(default)]
+    pub ht: HtParams,
 }
 
 impl PhyProfile {
@@ -275,6 +375,7 @@ impl PhyProfile {
             non_erp_present: false,
             protection: Protection::None,
             basic_rates: vec![Rate::DSSS_1, Rate::DSSS_2],
+            ht: HtParams::default(),
         }
     }
 
@@ -294,6 +395,7 @@ impl PhyProfile {
             non_erp_present: false,
             protection: Protection::None,
             basic_rates: vec![Rate::OFDM_6, Rate::OFDM_12, Rate::OFDM_24],
+            ht: HtParams::default(),
         }
     }
 
@@ -314,6 +416,7 @@ impl PhyProfile {
                 Rate::OFDM_12,
                 Rate::OFDM_24,
             ],
+            ht: HtParams::default(),
         }
     }
 
@@ -326,6 +429,34 @@ impl PhyProfile {
             non_erp_present: true,
             protection,
             basic_rates: vec![Rate::DSSS_1, Rate::DSSS_2, Rate::CCK_5_5, Rate::CCK_11],
+            ht: HtParams::default(),
+        }
+    }
+
+    /// 802.11n (HT-mixed format, one spatial stream) with `ht`'s band,
+    /// width and guard interval. The basic rates are 802.11g's in 2.4 GHz
+    /// (an ERP-only BSS: short slot) and 802.11a's in 5 GHz.
+    pub fn n(ht: HtParams) -> PhyProfile {
+        let legacy = match ht.band {
+            Band::Ghz2_4 => PhyProfile::g(),
+            Band::Ghz5 => PhyProfile::a(),
+        };
+        PhyProfile {
+            standard: PhyStandard::N,
+            ht,
+            ..legacy
+        }
+    }
+
+    /// The rate in Mb/s on this PHY: for an HT MCS, N_DBPS over the symbol
+    /// time (4 µs, or 3.6 µs with the short GI; Table 19-27).
+    pub fn rate_mbps(&self, rate: Rate) -> f64 {
+        match rate.mcs() {
+            Some(m) => {
+                let sym = if self.ht.short_gi { 3.6 } else { 4.0 };
+                ht_ndbps(m, self.ht.wide) as f64 / sym
+            }
+            None => rate.mbps(),
         }
     }
 
@@ -335,8 +466,12 @@ impl PhyProfile {
             (self.standard, rate.modulation()),
             (PhyStandard::B, Some(Modulation::Dsss | Modulation::HrDsss))
                 | (PhyStandard::A, Some(Modulation::Ofdm))
-                | (PhyStandard::G, Some(_))
-        )
+                | (
+                    PhyStandard::G,
+                    Some(Modulation::Dsss | Modulation::HrDsss | Modulation::Ofdm)
+                )
+                | (PhyStandard::N, Some(Modulation::Ht | Modulation::Ofdm))
+        ) || (self.standard == PhyStandard::N && self.ht.band == Band::Ghz2_4 && rate.is_dsss())
     }
 
     /// The highest rate of this PHY.
@@ -344,6 +479,7 @@ impl PhyProfile {
         match self.standard {
             PhyStandard::B => Rate::CCK_11,
             PhyStandard::A | PhyStandard::G => Rate::OFDM_54,
+            PhyStandard::N => Rate::ht(7),
         }
     }
 
@@ -367,6 +503,16 @@ impl PhyProfile {
             && rate.is_ofdm()
     }
 
+    /// True on a PHY whose OFDM and HT PPDUs end with the 6 µs signal
+    /// extension: ERP (18.3.2.4) and HT in 2.4 GHz (19.3.2, Table 19-25).
+    fn signal_extension(&self) -> bool {
+        match self.standard {
+            PhyStandard::G => true,
+            PhyStandard::N => self.ht.band == Band::Ghz2_4,
+            PhyStandard::A | PhyStandard::B => false,
+        }
+    }
+
     fn dsss_preamble(&self, rate: Rate) -> Time {
         // Long PPDU: 144 µs SYNC+SFD and a 48 µs PLCP header at 1 Mb/s;
         // short: 72 µs and 24 µs. 1 Mb/s always uses the long one
@@ -387,8 +533,11 @@ impl PhyTiming for PhyProfile {
             // Table 17-21: 9 µs at 20 MHz.
             PhyStandard::A => Time::from_us(9),
             // 18.4.5: 20 µs, or 9 µs when the BSS has ERP stations only.
-            PhyStandard::G if self.non_erp_present => Time::from_us(20),
+            PhyStandard::G | PhyStandard::N if self.non_erp_present => Time::from_us(20),
             PhyStandard::G => Time::from_us(9),
+            // Table 19-25: 9 µs (2.4 GHz in a BSS without non-ERP
+            // stations, and 5 GHz).
+            PhyStandard::N => Time::from_us(9),
         }
     }
 
@@ -398,6 +547,11 @@ impl PhyTiming for PhyProfile {
             // frames followed by a 6 µs signal extension (18.3.2.4).
             PhyStandard::A => Time::from_us(16),
             PhyStandard::B | PhyStandard::G => Time::from_us(10),
+            // Table 19-25: 10 µs in 2.4 GHz, 16 µs in 5 GHz.
+            PhyStandard::N => match self.ht.band {
+                Band::Ghz2_4 => Time::from_us(10),
+                Band::Ghz5 => Time::from_us(16),
+            },
         }
     }
 
@@ -406,8 +560,9 @@ impl PhyTiming for PhyProfile {
             PhyStandard::B => 31,
             PhyStandard::A => 15,
             // Table 18-5: aCWmin 15 in an ERP-only BSS, 31 otherwise.
-            PhyStandard::G if self.non_erp_present => 31,
-            PhyStandard::G => 15,
+            PhyStandard::G | PhyStandard::N if self.non_erp_present => 31,
+            // Table 19-25: aCWmin 15.
+            PhyStandard::G | PhyStandard::N => 15,
         }
     }
 
@@ -432,18 +587,40 @@ impl PhyTiming for PhyProfile {
             Some(Modulation::Ofdm) => {
                 let ndbps = 2 * u64::from(rate.0);
                 let symbols = (16 + bits + 6).div_ceil(ndbps);
-                let ext = if self.standard == PhyStandard::G {
+                let ext = if self.signal_extension() {
                     Time::from_us(6)
                 } else {
                     Time::ZERO
                 };
                 Time::from_us(20 + 4 * symbols) + ext
             }
+            // 19.4.3, Equation (19-91), HT-mixed format: TXTIME =
+            // T_LEG_PREAMBLE (L-STF 8 + L-LTF 8 µs) + T_L-SIG (4) +
+            // T_HT-SIG (8) + T_HT_PREAMBLE (HT-STF 4 + one HT-LTF 4 for one
+            // stream) = 36 µs, + T_SYM × N_SYM with the long GI, or
+            // T_SYM × ceiling(T_SYMS × N_SYM / T_SYM) with the short GI
+            // (T_SYMS = 3.6 µs), + the signal extension in 2.4 GHz.
+            // Equation (19-32), BCC, one encoder, no STBC: N_SYM =
+            // ceiling((8 × LENGTH + 16 + 6) / N_DBPS).
+            Some(Modulation::Ht) => {
+                let ndbps = ht_ndbps(rate.mcs().unwrap_or(0), self.ht.wide);
+                let nsym = (16 + bits + 6).div_ceil(ndbps);
+                let data_ns = if self.ht.short_gi {
+                    (3600 * nsym).div_ceil(4000) * 4000
+                } else {
+                    4000 * nsym
+                };
+                let ext = if self.signal_extension() { 6 } else { 0 };
+                Time::from_us(36 + ext) + Time::from_ns(data_ns)
+            }
         }
     }
 
     fn rx_start_delay(&self, rate: Rate) -> Time {
-        if rate.is_ofdm() {
+        if rate.mcs().is_some() {
+            // Table 19-25: aRxPHYStartDelay 33 µs for the HT-mixed format.
+            Time::from_us(33)
+        } else if rate.is_ofdm() {
             // Table 17-21 (and Table 18-5 for ERP-OFDM): 20 µs.
             Time::from_us(20)
         } else {
@@ -456,7 +633,7 @@ impl PhyTiming for PhyProfile {
         // aCCATime (DSSS ≤ 15 µs, OFDM < 4 µs) + aAirPropagationTime (1 µs).
         let cca = match self.standard {
             PhyStandard::B => 15,
-            PhyStandard::G if self.non_erp_present => 15,
+            PhyStandard::G | PhyStandard::N if self.non_erp_present => 15,
             _ => 4,
         };
         Time::from_us(cca + 1)
@@ -466,7 +643,25 @@ impl PhyTiming for PhyProfile {
         // 10.6.6.5.2: the highest rate of the BSSBasicRateSet that is not
         // above the eliciting frame's rate and of the same modulation class;
         // failing that, the highest mandatory rate of that class not above
-        // it; failing that, the lowest rate of the class.
+        // it; failing that, the lowest rate of the class. An HT PPDU is
+        // answered in a non-HT OFDM PPDU; the comparison uses the MCS's
+        // non-HT reference rate (Table 10-10).
+        let rate = match rate.mcs() {
+            Some(m) => [
+                Rate::OFDM_6,
+                Rate::OFDM_12,
+                Rate::OFDM_18,
+                Rate::OFDM_24,
+                Rate::OFDM_36,
+                Rate::OFDM_48,
+                Rate::OFDM_54,
+                Rate::OFDM_54,
+            ]
+            .get(usize::from(m))
+            .copied()
+            .unwrap_or(Rate::OFDM_6),
+            None => rate,
+        };
         let ofdm = rate.is_ofdm();
         let same_class = |r: &Rate| r.is_ofdm() == ofdm;
         if let Some(r) = self
@@ -504,10 +699,26 @@ impl PhyTiming for PhyProfile {
         // DSSS for 802.11b and ERP with non-ERP stations, 6 Mb/s otherwise.
         let lowest = match self.standard {
             PhyStandard::B => Rate::DSSS_1,
-            PhyStandard::G if self.non_erp_present => Rate::DSSS_1,
+            PhyStandard::G | PhyStandard::N if self.non_erp_present => Rate::DSSS_1,
             _ => Rate::OFDM_6,
         };
         self.ppdu_duration(ACK_LEN, lowest)
+    }
+
+    fn max_mpdus_per_ppdu(&self) -> usize {
+        // A compressed BlockAck bitmap covers 64 MPDUs (9.3.1.9.3).
+        if self.standard == PhyStandard::N {
+            64
+        } else {
+            1
+        }
+    }
+
+    fn max_ppdu_duration(&self, rate: Rate) -> Option<Time> {
+        // 19.3.9.3.5: in the HT-mixed format the L-SIG LENGTH (at most
+        // 4095) spoofs the duration at 6 Mb/s: TXTIME ≤ 20 µs +
+        // 4 µs × (4095 + 3) / 3 = 5484 µs (aPPDUMaxTime for HT-MF).
+        rate.mcs().map(|_| Time::from_us(5484))
     }
 }
 
@@ -515,6 +726,12 @@ impl PhyTiming for PhyProfile {
 pub const ACK_LEN: usize = 14;
 /// Length of an RTS with its FCS (9.3.1.2).
 pub const RTS_LEN: usize = 20;
+/// Length of a compressed BlockAck with its FCS (9.3.1.8): Frame Control,
+/// Duration, RA, TA, BA Control, Starting Sequence Control, the 8-octet
+/// bitmap, FCS.
+pub const BLOCK_ACK_LEN: usize = 32;
+/// Length of a compressed BlockAckReq with its FCS (9.3.1.7).
+pub const BLOCK_ACK_REQ_LEN: usize = 24;
 
 #[cfg(test)]
 mod tests {
@@ -602,15 +819,104 @@ mod tests {
     }
 
     #[test]
+    fn ht_rates_follow_table_19_27() {
+        let n20 = PhyProfile::n(HtParams::default());
+        let sgi = PhyProfile::n(HtParams {
+            short_gi: true,
+            ..HtParams::default()
+        });
+        let w40 = PhyProfile::n(HtParams {
+            wide: true,
+            ..HtParams::default()
+        });
+        let w40s = PhyProfile::n(HtParams {
+            wide: true,
+            short_gi: true,
+            ..HtParams::default()
+        });
+        // The printed rates of Table 19-27 (20 MHz) and 19-28 (40 MHz).
+        let lgi20 = [6.5, 13.0, 19.5, 26.0, 39.0, 52.0, 58.5, 65.0];
+        let sgi20 = [7.2, 14.4, 21.7, 28.9, 43.3, 57.8, 65.0, 72.2];
+        let lgi40 = [13.5, 27.0, 40.5, 54.0, 81.0, 108.0, 121.5, 135.0];
+        let sgi40 = [15.0, 30.0, 45.0, 60.0, 90.0, 120.0, 135.0, 150.0];
+        for m in 0..8u8 {
+            let r = Rate::ht(m);
+            assert_eq!(r.mcs(), Some(m));
+            assert!(n20.supports(r) && !PhyProfile::g().supports(r));
+            let i = usize::from(m);
+            assert!((n20.rate_mbps(r) - lgi20[i]).abs() < 0.05);
+            assert!((sgi.rate_mbps(r) - sgi20[i]).abs() < 0.05, "{m}");
+            assert!((w40.rate_mbps(r) - lgi40[i]).abs() < 0.05);
+            assert!((w40s.rate_mbps(r) - sgi40[i]).abs() < 0.05);
+        }
+        assert_eq!(Rate::OFDM_54.mcs(), None);
+        assert_eq!(Rate::ht(7).to_string(), "HT MCS 7");
+        assert_eq!(n20.max_rate(), Rate::ht(7));
+        assert!(n20.supports(Rate::CCK_11));
+    }
+
+    #[test]
+    fn ht_durations() {
+        let n24 = PhyProfile::n(HtParams::default());
+        let n5 = PhyProfile::n(HtParams {
+            band: Band::Ghz5,
+            ..HtParams::default()
+        });
+        // 1504 octets at MCS 7, 20 MHz: N_SYM = ceil((16 + 12032 + 6) /
+        // 260) = 47; 36 µs of HT-mixed preamble + 188 µs, + 6 µs signal
+        // extension in 2.4 GHz.
+        assert_eq!(us(n5.ppdu_duration(1504, Rate::ht(7))), 224.0);
+        assert_eq!(us(n24.ppdu_duration(1504, Rate::ht(7))), 230.0);
+        // Short GI: 47 × 3.6 = 169.2 µs, rounded up to whole 4 µs: 172.
+        let s5 = PhyProfile::n(HtParams {
+            band: Band::Ghz5,
+            short_gi: true,
+            ..HtParams::default()
+        });
+        assert_eq!(us(s5.ppdu_duration(1504, Rate::ht(7))), 208.0);
+        // 100 octets at MCS 0, 40 MHz: ceil(822 / 54) = 16 symbols.
+        let w5 = PhyProfile::n(HtParams {
+            band: Band::Ghz5,
+            wide: true,
+            short_gi: false,
+        });
+        assert_eq!(us(w5.ppdu_duration(100, Rate::ht(0))), 100.0);
+        // Legacy OFDM responses keep the ERP signal extension in 2.4 GHz.
+        assert_eq!(us(n24.ppdu_duration(14, Rate::OFDM_24)), 34.0);
+        assert_eq!(us(n5.ppdu_duration(14, Rate::OFDM_24)), 28.0);
+        assert_eq!(us(n24.sifs()), 10.0);
+        assert_eq!(us(n5.sifs()), 16.0);
+        assert_eq!(us(n24.slot()), 9.0);
+        assert_eq!(us(n24.difs()), 28.0);
+        assert_eq!(n24.cw_min(), 15);
+        assert_eq!(us(n24.rx_start_delay(Rate::ht(3))), 33.0);
+        assert_eq!(n24.max_mpdus_per_ppdu(), 64);
+        assert_eq!(
+            n24.max_ppdu_duration(Rate::ht(0)),
+            Some(Time::from_us(5484))
+        );
+        assert_eq!(n24.max_ppdu_duration(Rate::OFDM_6), None);
+        // Responses at the basic rate at or below the non-HT reference
+        // rate (Table 10-10): MCS 7 → 54 → 24 Mb/s, MCS 1 → 12 → 12.
+        assert_eq!(n24.response_rate(Rate::ht(7)), Rate::OFDM_24);
+        assert_eq!(n24.response_rate(Rate::ht(1)), Rate::OFDM_12);
+        assert_eq!(n24.response_rate(Rate::ht(2)), Rate::OFDM_12);
+        assert_ne!(us(n24.ppdu_duration(1504, Rate::ht(7))), 224.0);
+    }
+
+    #[test]
     fn ampdu_psdu_length() {
         let m: std::sync::Arc<[u8]> = vec![0u8; 101].into();
         let one = Ppdu::single(Rate::OFDM_6, m.clone());
         assert_eq!(one.psdu_len(), 105);
         let two = Ppdu {
             rate: Rate::OFDM_6,
-            mpdus: vec![m.clone(), m],
+            mpdus: vec![m.clone(), m.clone()],
+            aggregate: true,
         };
         // (4 + 101 + 4 = 109, padded to 112) + 109.
         assert_eq!(two.psdu_len(), 221);
+        // One MPDU in an A-MPDU still has its delimiter.
+        assert_eq!(Ppdu::ampdu(Rate::ht(0), vec![m]).psdu_len(), 109);
     }
 }

@@ -47,13 +47,13 @@ use crate::node::{
     Action, AnyNode, ChannelId, Ctx, IfaceId, LinkId, Node, NodeId, PortId, RxInfo, TxOutcome,
     TxRequest, TxStatus,
 };
-use crate::phy::{PhyTiming, Ppdu, Protection, Rate, ACK_LEN, FCS_LEN, RTS_LEN};
+use crate::phy::{PhyTiming, Ppdu, Protection, Rate, ACK_LEN, BLOCK_ACK_LEN, FCS_LEN, RTS_LEN};
 use crate::rng::{derive_seed, SimRng};
 use crate::time::Time;
 use crate::wired::{Direction, WiredConfig, WiredStats};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 use wisec_wire::frame_control::ctrl_subtype;
 use wisec_wire::MacAddr;
@@ -94,6 +94,47 @@ pub struct MacConfig {
     /// Wait EIFS instead of DIFS/AIFS after an erroneous reception
     /// (10.3.2.3.7). Bianchi's model assumes DIFS after a collision.
     pub eifs: bool,
+    /// HT aggregation with BlockAck (10.25); `None` sends every frame alone
+    /// with an Ack and declines BlockAck agreements.
+    pub block_ack: Option<BlockAckConfig>,
+}
+
+/// How an HT MAC aggregates (A-MPDU, 10.12) under BlockAck agreements
+/// (10.25).
+///
+/// With it, the MAC sets up an agreement (ADDBA Request/Response action
+/// frames, 9.6.4) with each peer it sends QoS Data to, then sends those
+/// frames in A-MPDUs of up to `max_mpdus` MPDUs and `max_ampdu_bytes`
+/// octets (and the PHY's longest PPDU), each answered by a compressed
+/// BlockAck; MPDUs the bitmap does not acknowledge go again in a later
+/// A-MPDU, up to `mpdu_retry_limit` transmissions, after which a
+/// BlockAckReq moves the recipient's window. A peer with aggregation
+/// configured accepts agreements and keeps a reordering buffer per
+/// originator. Only QoS Data frames are aggregated; other frames go alone
+/// with an Ack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockAckConfig {
+    /// Maximum A-MPDU length in octets (HT: 2^(13 + k) − 1, at most 65535,
+    /// 9.4.2.55.3).
+    pub max_ampdu_bytes: usize,
+    /// Maximum MPDUs per A-MPDU (at most 64, the compressed bitmap).
+    pub max_mpdus: usize,
+    /// An RTS/CTS exchange before every A-MPDU, as seed 000's iPhone did.
+    pub rts: bool,
+    /// Transmissions of one MPDU before it is discarded.
+    pub mpdu_retry_limit: u32,
+}
+
+impl Default for BlockAckConfig {
+    /// 65535 octets, 64 MPDUs, no RTS, 7 transmissions per MPDU.
+    fn default() -> BlockAckConfig {
+        BlockAckConfig {
+            max_ampdu_bytes: 65_535,
+            max_mpdus: 64,
+            rts: false,
+            mpdu_retry_limit: 7,
+        }
+    }
 }
 
 impl MacConfig {
@@ -109,6 +150,16 @@ impl MacConfig {
             cw_max: None,
             aifsn: 2,
             eifs: true,
+            block_ack: None,
+        }
+    }
+
+    /// An HT MAC: the DCF with A-MPDU aggregation under BlockAck
+    /// agreements as `ba` says.
+    pub fn ht(addr: MacAddr, data_rate: Rate, ba: BlockAckConfig) -> MacConfig {
+        MacConfig {
+            block_ack: Some(ba),
+            ..MacConfig::dcf(addr, data_rate)
         }
     }
 
@@ -161,6 +212,17 @@ pub struct MacStats {
     pub rx_errors: u64,
     /// Duplicate frames detected and not delivered (10.3.2.14).
     pub duplicates: u64,
+    /// A-MPDUs put on the air (first attempts and retries).
+    pub ampdus: u64,
+    /// MPDUs sent inside A-MPDUs.
+    pub ampdu_mpdus: u64,
+    /// MPDUs of A-MPDUs sent again because a BlockAck did not acknowledge
+    /// them (or none came).
+    pub mpdu_retries: u64,
+    /// BlockAcks sent.
+    pub block_acks_sent: u64,
+    /// BlockAckReqs sent.
+    pub bars_sent: u64,
 }
 
 /// Counters of a channel.
@@ -208,6 +270,7 @@ enum TxKind {
 enum Awaited {
     Ack,
     Cts,
+    BlockAck,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,6 +300,49 @@ struct Pending {
     data_sent: u32,
     /// The current attempt began with an RTS.
     with_rts: bool,
+    /// The MPDUs of an A-MPDU (then `mpdu` is empty), answered by a
+    /// BlockAck.
+    subs: Vec<Queued>,
+    /// A BlockAckReq, answered by a BlockAck.
+    bar: bool,
+    /// A frame the MAC made itself (ADDBA, BlockAckReq): no status to the
+    /// node.
+    internal: bool,
+}
+
+/// A frame taken from the node and waiting in an HT MAC's queue.
+#[derive(Debug, Clone)]
+struct Queued {
+    mpdu: Vec<u8>,
+    ra: MacAddr,
+    token: u64,
+    /// TID and sequence number of an individually addressed QoS Data frame.
+    qos: Option<(u8, u16)>,
+    /// Transmissions so far.
+    tries: u32,
+}
+
+/// The originator's side of a BlockAck agreement (10.25.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BaOut {
+    Requested,
+    Established,
+    Declined,
+}
+
+/// The recipient's side of a BlockAck agreement: the scoreboard
+/// (10.25.6.3) and the reordering buffer (10.25.4).
+#[derive(Debug, Default)]
+struct BaIn {
+    win_start: u16,
+    bitmap: u64,
+    next: u16,
+    buffer: BTreeMap<u16, (Arc<[u8]>, RxInfo)>,
+}
+
+/// Sequence-number distance from `a` forward to `b`, modulo 4096.
+fn sn_after(a: u16, b: u16) -> u16 {
+    b.wrapping_sub(a) & 0x0fff
 }
 
 #[derive(Debug)]
@@ -265,6 +371,16 @@ struct Sta {
     response: Option<(Vec<u8>, Rate)>,
     dedup: BTreeMap<MacAddr, u16>,
     stats: MacStats,
+    /// Inside the node's `poll_transmit`: a wake from there must not pull
+    /// again before the frame returned is stored.
+    pulling: bool,
+    /// HT: frames taken from the node, in order.
+    queue: VecDeque<Queued>,
+    /// HT: frames the MAC made (ADDBA, BlockAckReq), sent before the queue.
+    mac_frames: VecDeque<(Vec<u8>, bool)>,
+    mac_seq: u16,
+    ba_out: BTreeMap<(MacAddr, u8), BaOut>,
+    ba_in: BTreeMap<(MacAddr, u8), BaIn>,
 }
 
 #[derive(Debug)]
@@ -500,6 +616,12 @@ impl Simulator {
             response: None,
             dedup: BTreeMap::new(),
             stats: MacStats::default(),
+            pulling: false,
+            queue: VecDeque::new(),
+            mac_frames: VecDeque::new(),
+            mac_seq: 0x0f00,
+            ba_out: BTreeMap::new(),
+            ba_in: BTreeMap::new(),
         });
         IfaceId(id)
     }
@@ -759,7 +881,7 @@ impl Simulator {
     /// Moves a station forward when it may contend: pulls a frame from its
     /// node, draws or resumes a backoff, schedules the countdown's end.
     fn try_access(&mut self, sta: usize) {
-        if self.stas[sta].state != MacState::Idle {
+        if self.stas[sta].state != MacState::Idle || self.stas[sta].pulling {
             return;
         }
         if self.stas[sta].cur.is_none() {
@@ -855,10 +977,19 @@ impl Simulator {
     }
 
     fn pull(&mut self, sta: usize) {
+        if self.stas[sta].cfg.block_ack.is_some() {
+            self.pull_ht(sta);
+            return;
+        }
         let node = self.stas[sta].node.0;
         let iface = IfaceId(sta);
-        let Some(Some(req)) = self.call_node(node, |n, now, ctx| n.poll_transmit(now, iface, ctx))
-        else {
+        // A node may wake its own interface from poll_transmit (it has more
+        // frames): the wake is absorbed here, the frame returned is stored
+        // below and the MAC pulls again when it is done with it.
+        self.stas[sta].pulling = true;
+        let r = self.call_node(node, |n, now, ctx| n.poll_transmit(now, iface, ctx));
+        self.stas[sta].pulling = false;
+        let Some(Some(req)) = r else {
             return;
         };
         let TxRequest { mpdu, rate, token } = req;
@@ -884,6 +1015,9 @@ impl Simulator {
             attempts: 0,
             data_sent: 0,
             with_rts: false,
+            subs: Vec::new(),
+            bar: false,
+            internal: false,
         });
     }
 
@@ -909,16 +1043,25 @@ impl Simulator {
         let Some(p) = self.stas[sta].cur.as_ref() else {
             return;
         };
-        let (rate, group, len) = (p.rate, p.group, p.mpdu.len() + FCS_LEN);
+        let (rate, group) = (p.rate, p.group);
+        let aggregate = !p.subs.is_empty();
+        let resp_len = if aggregate || p.bar {
+            BLOCK_ACK_LEN
+        } else {
+            ACK_LEN
+        };
+        let len = pending_ppdu(p).psdu_len();
         let phy = self.phy(sta);
         let sifs = phy.sifs();
         let resp = phy.response_rate(rate);
         let data_t = phy.ppdu_duration(len, rate);
-        let ack_t = phy.ppdu_duration(ACK_LEN, resp);
+        let ack_t = phy.ppdu_duration(resp_len, resp);
         let protection = if group { None } else { phy.protection(rate) };
         let threshold = self.stas[sta].cfg.rts_threshold;
+        let ampdu_rts = aggregate && self.stas[sta].cfg.block_ack.is_some_and(|b| b.rts);
         let use_rts = !group
             && (matches!(protection, Some((Protection::RtsCts, _)))
+                || ampdu_rts
                 || threshold.is_some_and(|t| len > t));
         if let Some(p) = self.stas[sta].cur.as_mut() {
             p.with_rts = use_rts;
@@ -954,18 +1097,43 @@ impl Simulator {
             return;
         };
         let (rate, group) = (p.rate, p.group);
+        let block = p.bar || !p.subs.is_empty();
         let phy = self.phy(sta);
         let dur = if group {
             0
         } else {
-            // 9.2.5.2: SIFS + Ack for an individually addressed frame.
+            // 9.2.5.2: SIFS + Ack (or BlockAck) for an individually
+            // addressed frame.
             let resp = phy.response_rate(rate);
-            frames::duration_field(phy.sifs() + phy.ppdu_duration(ACK_LEN, resp))
+            let len = if block { BLOCK_ACK_LEN } else { ACK_LEN };
+            frames::duration_field(phy.sifs() + phy.ppdu_duration(len, resp))
         };
         let s = &mut self.stas[sta];
         let Some(p) = s.cur.as_mut() else {
             return;
         };
+        if !p.subs.is_empty() {
+            for q in p.subs.iter_mut() {
+                frames::set_duration(&mut q.mpdu, dur);
+                if q.tries > 0 {
+                    frames::set_retry(&mut q.mpdu);
+                }
+                q.tries += 1;
+            }
+            p.data_sent += 1;
+            if !p.with_rts {
+                p.attempts += 1;
+            }
+            s.stats.data_attempts += 1;
+            s.stats.ampdus += 1;
+            s.stats.ampdu_mpdus += p.subs.len() as u64;
+            let ppdu = pending_ppdu(p);
+            self.start_tx(sta, ppdu, TxKind::Data);
+            return;
+        }
+        if p.bar {
+            s.stats.bars_sent += 1;
+        }
         frames::set_duration(&mut p.mpdu, dur);
         if p.data_sent > 0 {
             frames::set_retry(&mut p.mpdu);
@@ -1086,10 +1254,14 @@ impl Simulator {
         }
         match t.kind {
             TxKind::Data | TxKind::Rts => {
-                let awaited = if t.kind == TxKind::Data {
-                    Awaited::Ack
-                } else {
-                    Awaited::Cts
+                let block = self.stas[sender]
+                    .cur
+                    .as_ref()
+                    .is_some_and(|p| p.bar || !p.subs.is_empty());
+                let awaited = match (t.kind, block) {
+                    (TxKind::Rts, _) => Awaited::Cts,
+                    (_, true) => Awaited::BlockAck,
+                    (_, false) => Awaited::Ack,
                 };
                 let resp = self.phy(sender).response_rate(t.ppdu.rate);
                 let timeout = self.phy(sender).response_timeout(resp);
@@ -1130,7 +1302,7 @@ impl Simulator {
             touched.push(rs);
             let mut ok = t.clean.get(r).copied().unwrap_or(false)
                 && !matches!(self.stas[rs].state, MacState::Transmitting(_));
-            if ok {
+            if ok && !t.ppdu.aggregate {
                 let p = self.channels[c].loss(t.sender, r);
                 if p > 0.0 && self.channels[c].rng.chance(p) {
                     ok = false;
@@ -1143,7 +1315,9 @@ impl Simulator {
                     s.last_busy_end = s.last_busy_end.max(now);
                 }
             }
-            if ok {
+            if ok && t.ppdu.aggregate {
+                self.receive_ampdu(rs, &t, c, sender);
+            } else if ok {
                 self.stas[rs].stats.rx_ok += 1;
                 self.stas[rs].use_eifs = false;
                 for m in &t.ppdu.mpdus {
@@ -1181,6 +1355,12 @@ impl Simulator {
                 self.success(rs);
                 return;
             }
+            if info.is_ctrl(ctrl_subtype::BLOCK_ACK) && waiting == Some(Awaited::BlockAck) {
+                if let Some((tid, ssn, bitmap)) = frames::parse_block_ack(mpdu) {
+                    self.block_ack_received(rs, tid, ssn, bitmap);
+                    return;
+                }
+            }
             if info.is_ctrl(ctrl_subtype::CTS) && waiting == Some(Awaited::Cts) {
                 let sifs = self.phy(rs).sifs();
                 let s = &mut self.stas[rs];
@@ -1207,6 +1387,15 @@ impl Simulator {
             if info.ra.is_group() && (info.fc.is_data() || info.fc.is_mgmt()) && info.ta != Some(me)
             {
                 self.deliver(rs, mpdu, t, c, sender);
+            }
+            return;
+        }
+        if info.is_ctrl(ctrl_subtype::BLOCK_ACK_REQ) {
+            // 10.25.6.4: a BlockAckReq moves the window, answered by a
+            // BlockAck SIFS later.
+            if let (Some(ta), Some((tid, ssn))) = (info.ta, frames::parse_bar(mpdu)) {
+                self.bar_received(rs, ta, tid, ssn);
+                self.send_block_ack(rs, ta, tid, t.ppdu.rate);
             }
             return;
         }
@@ -1239,20 +1428,30 @@ impl Simulator {
                         return;
                     }
                 }
+                if let Some(addba) = frames::parse_addba(mpdu) {
+                    self.addba_received(rs, ta, addba);
+                    return;
+                }
+                // 10.25.4: QoS Data under an agreement goes through the
+                // reordering buffer even when it came alone with an Ack.
+                if let Some((tid, sn)) = frames::qos_data(mpdu) {
+                    if self.stas[rs].ba_in.contains_key(&(ta, tid)) {
+                        let rx = rx_info(rs, t, c, sender);
+                        self.ba_in_frame(rs, ta, tid, sn, mpdu, rx);
+                        return;
+                    }
+                }
                 self.deliver(rs, mpdu, t, c, sender);
             }
         }
     }
 
     fn deliver(&mut self, rs: usize, mpdu: &Arc<[u8]>, t: &OnAir, c: usize, sender: usize) {
-        let info = RxInfo {
-            iface: IfaceId(rs),
-            channel: ChannelId(c),
-            rate: t.ppdu.rate,
-            start: t.start,
-            end: t.end,
-            transmitter: IfaceId(sender),
-        };
+        let info = rx_info(rs, t, c, sender);
+        self.deliver_info(rs, mpdu, info);
+    }
+
+    fn deliver_info(&mut self, rs: usize, mpdu: &Arc<[u8]>, info: RxInfo) {
         let node = self.stas[rs].node.0;
         let frame = mpdu.clone();
         self.call_node(node, |n, now, ctx| n.on_frame(now, &frame, &info, ctx));
@@ -1273,6 +1472,8 @@ impl Simulator {
         }
         if f.first() == Some(&0xd4) {
             self.stas[sta].stats.acks_sent += 1;
+        } else if f.first() == Some(&0x94) {
+            self.stas[sta].stats.block_acks_sent += 1;
         } else {
             self.stas[sta].stats.cts_sent += 1;
         }
@@ -1312,14 +1513,31 @@ impl Simulator {
         };
         s.cw = s.cw_min;
         self.draw_backoff(sta);
-        let status = TxStatus {
-            iface: IfaceId(sta),
-            token: p.token,
-            outcome,
-            attempts: p.attempts,
+        if p.internal {
+            return;
+        }
+        let statuses: Vec<TxStatus> = if p.subs.is_empty() {
+            vec![TxStatus {
+                iface: IfaceId(sta),
+                token: p.token,
+                outcome,
+                attempts: p.attempts,
+            }]
+        } else {
+            p.subs
+                .iter()
+                .map(|q| TxStatus {
+                    iface: IfaceId(sta),
+                    token: q.token,
+                    outcome,
+                    attempts: q.tries,
+                })
+                .collect()
         };
         let node = self.stas[sta].node.0;
-        self.call_node(node, |n, now, ctx| n.on_tx_status(now, &status, ctx));
+        for status in statuses {
+            self.call_node(node, |n, now, ctx| n.on_tx_status(now, &status, ctx));
+        }
     }
 
     fn failure(&mut self, sta: usize) {
@@ -1340,6 +1558,9 @@ impl Simulator {
         // longer than dot11RTSThreshold, the long count for the others.
         let long =
             awaited == Some(Awaited::Ack) && threshold.is_some_and(|t| p.mpdu.len() + FCS_LEN > t);
+        if awaited == Some(Awaited::BlockAck) {
+            s.stats.mpdu_retries += p.subs.len() as u64;
+        }
         if long {
             p.lrc += 1;
         } else {
@@ -1353,6 +1574,461 @@ impl Simulator {
             s.cw = (2 * s.cw + 1).min(s.cw_max);
             self.draw_backoff(sta);
         }
+    }
+}
+
+/// What a pending transmission puts on the air.
+fn pending_ppdu(p: &Pending) -> Ppdu {
+    if p.subs.is_empty() {
+        Ppdu::single(p.rate, p.mpdu.as_slice().into())
+    } else {
+        Ppdu::ampdu(
+            p.rate,
+            p.subs.iter().map(|q| q.mpdu.as_slice().into()).collect(),
+        )
+    }
+}
+
+fn rx_info(rs: usize, t: &OnAir, c: usize, sender: usize) -> RxInfo {
+    RxInfo {
+        iface: IfaceId(rs),
+        channel: ChannelId(c),
+        rate: t.ppdu.rate,
+        start: t.start,
+        end: t.end,
+        transmitter: IfaceId(sender),
+    }
+}
+
+/// The BSSID of a data frame's header (9.3.2.1, Table 9-30).
+fn bssid_of(frame: &[u8]) -> Option<MacAddr> {
+    wisec_wire::Header::new_checked(frame).ok()?.bssid()
+}
+
+// ---- HT: A-MPDU aggregation and BlockAck (10.12, 10.25) ----
+impl Simulator {
+    fn pending_from(q: Queued, rate: Rate) -> Pending {
+        Pending {
+            ra: q.ra,
+            group: q.ra.is_group(),
+            rate,
+            token: q.token,
+            src: 0,
+            lrc: 0,
+            attempts: q.tries,
+            data_sent: q.tries,
+            with_rts: false,
+            mpdu: q.mpdu,
+            subs: Vec::new(),
+            bar: false,
+            internal: false,
+        }
+    }
+
+    /// The HT MAC's next transmission: a frame the MAC made, an A-MPDU of
+    /// QoS Data under an agreement, or a single frame.
+    fn pull_ht(&mut self, sta: usize) {
+        let Some(ba) = self.stas[sta].cfg.block_ack else {
+            return;
+        };
+        let rate = self.stas[sta].cfg.data_rate;
+        if let Some((f, bar)) = self.stas[sta].mac_frames.pop_front() {
+            let ra = FrameInfo::parse(&f).map_or(MacAddr::BROADCAST, |i| i.ra);
+            let mut p = Self::pending_from(
+                Queued {
+                    mpdu: f,
+                    ra,
+                    token: 0,
+                    qos: None,
+                    tries: 0,
+                },
+                rate,
+            );
+            p.internal = true;
+            p.bar = bar;
+            self.stas[sta].cur = Some(p);
+            return;
+        }
+        let max_mpdus = ba
+            .max_mpdus
+            .clamp(1, 64)
+            .min(self.phy(sta).max_mpdus_per_ppdu().max(1));
+        // Fill the queue from the node.
+        let node = self.stas[sta].node.0;
+        let iface = IfaceId(sta);
+        while self.stas[sta].queue.len() < max_mpdus {
+            self.stas[sta].pulling = true;
+            let r = self.call_node(node, |n, now, ctx| n.poll_transmit(now, iface, ctx));
+            self.stas[sta].pulling = false;
+            let Some(Some(req)) = r else {
+                break;
+            };
+            let TxRequest {
+                mpdu,
+                rate: _,
+                token,
+            } = req;
+            let Some(info) = FrameInfo::parse(&mpdu) else {
+                let status = TxStatus {
+                    iface,
+                    token,
+                    outcome: TxOutcome::Invalid,
+                    attempts: 0,
+                };
+                self.call_node(node, |n, now, ctx| n.on_tx_status(now, &status, ctx));
+                continue;
+            };
+            let qos = frames::qos_data(&mpdu);
+            self.stas[sta].queue.push_back(Queued {
+                mpdu,
+                ra: info.ra,
+                token,
+                qos,
+                tries: 0,
+            });
+        }
+        let Some(head) = self.stas[sta].queue.front() else {
+            return;
+        };
+        let Some((tid, ssn)) = head.qos else {
+            let q = self.stas[sta].queue.pop_front();
+            if let Some(q) = q {
+                self.stas[sta].cur = Some(Self::pending_from(q, rate));
+            }
+            return;
+        };
+        let ra = head.ra;
+        match self.stas[sta].ba_out.get(&(ra, tid)).copied() {
+            None => {
+                // 10.25.2: set up the agreement first; frames go singly
+                // until the response comes.
+                let me = self.stas[sta].cfg.addr;
+                let bssid = bssid_of(&head.mpdu).unwrap_or(ra);
+                let s = &mut self.stas[sta];
+                s.mac_seq = s.mac_seq.wrapping_add(1) & 0x0fff;
+                let f = frames::addba_request(
+                    ra,
+                    me,
+                    bssid,
+                    s.mac_seq,
+                    tid.wrapping_add(1),
+                    tid,
+                    max_mpdus as u16,
+                    ssn,
+                );
+                s.ba_out.insert((ra, tid), BaOut::Requested);
+                let mut p = Self::pending_from(
+                    Queued {
+                        mpdu: f,
+                        ra,
+                        token: 0,
+                        qos: None,
+                        tries: 0,
+                    },
+                    rate,
+                );
+                p.internal = true;
+                s.cur = Some(p);
+            }
+            Some(BaOut::Established) => {
+                let phy = self.phy(sta);
+                let limit_t = phy.max_ppdu_duration(rate);
+                let mut subs: Vec<Queued> = Vec::new();
+                let mut probe = Ppdu::ampdu(rate, Vec::new());
+                let queue = &self.stas[sta].queue;
+                for q in queue.iter() {
+                    let same = q.ra == ra
+                        && q.qos
+                            .is_some_and(|(t, sn)| t == tid && sn_after(ssn, sn) < 64);
+                    if !same || subs.len() >= max_mpdus {
+                        break;
+                    }
+                    probe.mpdus.push(q.mpdu.as_slice().into());
+                    let len = probe.psdu_len();
+                    let fits_t = limit_t.is_none_or(|l| phy.ppdu_duration(len, rate) <= l);
+                    if !subs.is_empty() && (len > ba.max_ampdu_bytes || !fits_t) {
+                        break;
+                    }
+                    subs.push(q.clone());
+                }
+                let n = subs.len().max(1);
+                let s = &mut self.stas[sta];
+                let taken: Vec<Queued> = s.queue.drain(..n.min(s.queue.len())).collect();
+                let mut p = Self::pending_from(
+                    Queued {
+                        mpdu: Vec::new(),
+                        ra,
+                        token: 0,
+                        qos: None,
+                        tries: 0,
+                    },
+                    rate,
+                );
+                p.attempts = 0;
+                p.data_sent = 0;
+                p.subs = taken;
+                s.cur = Some(p);
+            }
+            Some(BaOut::Requested | BaOut::Declined) => {
+                let q = self.stas[sta].queue.pop_front();
+                if let Some(q) = q {
+                    self.stas[sta].cur = Some(Self::pending_from(q, rate));
+                }
+            }
+        }
+    }
+
+    /// A BlockAck answered the A-MPDU (or the BlockAckReq) in flight.
+    fn block_ack_received(&mut self, sta: usize, tid: u8, ssn: u16, bitmap: u64) {
+        let limit = self.stas[sta]
+            .cfg
+            .block_ack
+            .map_or(7, |b| b.mpdu_retry_limit);
+        let s = &mut self.stas[sta];
+        s.state = MacState::Idle;
+        s.gen += 1;
+        let Some(mut p) = s.cur.take() else {
+            return;
+        };
+        s.cw = s.cw_min;
+        s.stats.acked += 1;
+        let acked = |sn: u16| {
+            let d = sn_after(ssn, sn);
+            d < 64 && bitmap & (1u64 << d) != 0
+        };
+        let mut statuses = Vec::new();
+        let mut again = Vec::new();
+        let mut bar_ssn: Option<u16> = None;
+        for q in p.subs.drain(..) {
+            let Some((_, sn)) = q.qos else {
+                continue;
+            };
+            if acked(sn) {
+                statuses.push((q.token, TxOutcome::Acked, q.tries));
+            } else if q.tries >= limit {
+                // 10.25.3: the MPDU is discarded; a BlockAckReq moves the
+                // recipient's window past it.
+                s.stats.dropped += 1;
+                statuses.push((q.token, TxOutcome::Dropped, q.tries));
+                let next = (sn + 1) & 0x0fff;
+                bar_ssn = Some(match bar_ssn {
+                    Some(b) if sn_after(b, next) >= 2048 => b,
+                    _ => next,
+                });
+            } else {
+                s.stats.mpdu_retries += 1;
+                again.push(q);
+            }
+        }
+        for q in again.into_iter().rev() {
+            s.queue.push_front(q);
+        }
+        if let Some(ssn) = bar_ssn {
+            let me = s.cfg.addr;
+            s.mac_frames
+                .push_back((frames::block_ack_req(p.ra, me, tid, ssn), true));
+        }
+        self.draw_backoff(sta);
+        if p.internal {
+            return;
+        }
+        let node = self.stas[sta].node.0;
+        for (token, outcome, attempts) in statuses {
+            let status = TxStatus {
+                iface: IfaceId(sta),
+                token,
+                outcome,
+                attempts,
+            };
+            self.call_node(node, |n, now, ctx| n.on_tx_status(now, &status, ctx));
+        }
+    }
+
+    fn addba_received(&mut self, rs: usize, ta: MacAddr, addba: frames::Addba) {
+        match addba {
+            frames::Addba::Request {
+                token,
+                tid,
+                buffer,
+                ssn,
+            } => {
+                let accept = self.stas[rs].cfg.block_ack.is_some();
+                let s = &mut self.stas[rs];
+                if accept {
+                    s.ba_in.insert(
+                        (ta, tid),
+                        BaIn {
+                            win_start: ssn,
+                            bitmap: 0,
+                            next: ssn,
+                            buffer: BTreeMap::new(),
+                        },
+                    );
+                }
+                s.mac_seq = s.mac_seq.wrapping_add(1) & 0x0fff;
+                let me = s.cfg.addr;
+                // 9.4.1.9: 0 success, 37 request declined.
+                let status = if accept { 0 } else { 37 };
+                let f = frames::addba_response(
+                    ta,
+                    me,
+                    ta,
+                    s.mac_seq,
+                    token,
+                    status,
+                    tid,
+                    buffer.min(64),
+                );
+                // A MAC without aggregation sends nothing of its own: the
+                // originator never sees a response and sends single
+                // frames, as with a declined request.
+                if accept {
+                    s.mac_frames.push_back((f, false));
+                }
+            }
+            frames::Addba::Response { status, tid, .. } => {
+                let st = if status == 0 {
+                    BaOut::Established
+                } else {
+                    BaOut::Declined
+                };
+                self.stas[rs].ba_out.insert((ta, tid), st);
+            }
+        }
+    }
+
+    /// Receives an A-MPDU whose preamble was heard cleanly: each MPDU
+    /// passes or fails its own loss draw (its own FCS).
+    fn receive_ampdu(&mut self, rs: usize, t: &OnAir, c: usize, sender: usize) {
+        let me = self.stas[rs].cfg.addr;
+        let r = self.stas[rs].member;
+        let p = self.channels[c].loss(t.sender, r);
+        let mut any = false;
+        let mut reply: Option<(MacAddr, u8)> = None;
+        for m in &t.ppdu.mpdus {
+            if p > 0.0 && self.channels[c].rng.chance(p) {
+                continue;
+            }
+            let Some(info) = FrameInfo::parse(m) else {
+                continue;
+            };
+            if !any {
+                any = true;
+                self.stas[rs].stats.rx_ok += 1;
+                self.stas[rs].use_eifs = false;
+                if matches!(self.stas[rs].state, MacState::Waiting { .. }) {
+                    self.failure(rs);
+                }
+            }
+            if info.ra != me {
+                if info.duration_us > 0 {
+                    let until = self.now + Time::from_us(u64::from(info.duration_us));
+                    if until > self.stas[rs].nav_until {
+                        self.stas[rs].nav_until = until;
+                        self.schedule(until, Event::NavEnd { sta: rs });
+                    }
+                }
+                continue;
+            }
+            let (Some(ta), Some((tid, sn))) = (info.ta, frames::qos_data(m)) else {
+                continue;
+            };
+            reply = Some((ta, tid));
+            let rx = rx_info(rs, t, c, sender);
+            self.ba_in_frame(rs, ta, tid, sn, m, rx);
+        }
+        if !any {
+            self.stas[rs].stats.rx_errors += 1;
+            self.stas[rs].use_eifs = true;
+        }
+        if let Some((ta, tid)) = reply {
+            self.send_block_ack(rs, ta, tid, t.ppdu.rate);
+        }
+    }
+
+    /// Scoreboard (10.25.6.3) and reordering buffer (10.25.4) for an MPDU
+    /// received under an agreement; delivers what is in order.
+    fn ba_in_frame(&mut self, rs: usize, ta: MacAddr, tid: u8, sn: u16, m: &Arc<[u8]>, rx: RxInfo) {
+        let s = &mut self.stas[rs];
+        let b = s.ba_in.entry((ta, tid)).or_insert_with(|| BaIn {
+            win_start: sn,
+            bitmap: 0,
+            next: sn,
+            buffer: BTreeMap::new(),
+        });
+        // Scoreboard.
+        let d = sn_after(b.win_start, sn);
+        if d < 64 {
+            b.bitmap |= 1 << d;
+        } else if d < 2048 {
+            let shift = d - 63;
+            b.bitmap = if shift >= 64 { 0 } else { b.bitmap >> shift };
+            b.win_start = (b.win_start + shift) & 0x0fff;
+            b.bitmap |= 1 << 63;
+        }
+        // Reordering.
+        let d = sn_after(b.next, sn);
+        let mut out = Vec::new();
+        if d >= 2048 || b.buffer.contains_key(&sn) {
+            s.stats.duplicates += 1;
+        } else {
+            if d >= 64 {
+                // Beyond the window: release everything before sn - 63.
+                let new_next = sn.wrapping_sub(63) & 0x0fff;
+                Self::release_until(b, new_next, &mut out);
+            }
+            b.buffer.insert(sn, (m.clone(), rx));
+            Self::release_in_order(b, &mut out);
+        }
+        for (f, info) in out {
+            self.deliver_info(rs, &f, info);
+        }
+    }
+
+    fn release_until(b: &mut BaIn, until: u16, out: &mut Vec<(Arc<[u8]>, RxInfo)>) {
+        let n = sn_after(b.next, until);
+        if n >= 2048 {
+            return;
+        }
+        for _ in 0..n {
+            if let Some(x) = b.buffer.remove(&b.next) {
+                out.push(x);
+            }
+            b.next = (b.next + 1) & 0x0fff;
+        }
+    }
+
+    fn release_in_order(b: &mut BaIn, out: &mut Vec<(Arc<[u8]>, RxInfo)>) {
+        while let Some(x) = b.buffer.remove(&b.next) {
+            out.push(x);
+            b.next = (b.next + 1) & 0x0fff;
+        }
+    }
+
+    fn bar_received(&mut self, rs: usize, ta: MacAddr, tid: u8, ssn: u16) {
+        let mut out = Vec::new();
+        if let Some(b) = self.stas[rs].ba_in.get_mut(&(ta, tid)) {
+            let d = sn_after(b.win_start, ssn);
+            if d > 0 && d < 2048 {
+                b.bitmap = if d >= 64 { 0 } else { b.bitmap >> d };
+                b.win_start = ssn;
+            }
+            Self::release_until(b, ssn, &mut out);
+            Self::release_in_order(b, &mut out);
+        }
+        for (f, info) in out {
+            self.deliver_info(rs, &f, info);
+        }
+    }
+
+    fn send_block_ack(&mut self, rs: usize, ta: MacAddr, tid: u8, rate: Rate) {
+        let me = self.stas[rs].cfg.addr;
+        let (ssn, bitmap) = self.stas[rs]
+            .ba_in
+            .get(&(ta, tid))
+            .map_or((0, 0), |b| (b.win_start, b.bitmap));
+        let resp = self.phy(rs).response_rate(rate);
+        self.queue_response(rs, frames::block_ack(ta, me, tid, ssn, bitmap), resp);
     }
 }
 

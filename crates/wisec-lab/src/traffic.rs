@@ -78,6 +78,9 @@ pub struct SaturatedSource {
     pub da: MacAddr,
     /// IPv4 packet length.
     pub ip_len: usize,
+    /// Send QoS Data frames with this TID (which an HT MAC aggregates);
+    /// `None` for plain Data frames.
+    pub tid: Option<u8>,
     seq: u64,
     /// Frames acknowledged.
     pub acked: u64,
@@ -93,6 +96,7 @@ impl SaturatedSource {
             bssid,
             da: bssid,
             ip_len,
+            tid: None,
             seq: 0,
             acked: 0,
             dropped: 0,
@@ -115,7 +119,7 @@ impl SaturatedSource {
             da: self.da,
         };
         // 9.2.4.4: sequence number in bits 4..16.
-        let header = addressing.header(None, ((seq as u16) & 0x0fff) << 4);
+        let header = addressing.header(self.tid, ((seq as u16) & 0x0fff) << 4);
         let repr = DataFrameRepr::msdu(header, EtherType::IPV4, &ip);
         let mut buf = vec![0u8; repr.buffer_len().unwrap_or(0)];
         // A To-DS data header with an MSDU always emits.

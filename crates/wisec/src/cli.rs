@@ -82,6 +82,9 @@ enum Command {
     Synth(crate::synth::cli::SynthArgs),
     /// Run the lab's simulated experiments
     Lab(crate::lab::LabArgs),
+    /// Break a capture down into exchange groups and their delays (seed
+    /// 000's Table 3)
+    Analyze(crate::analyze::AnalyzeArgs),
     /// Attacks on management frames against no protection, 802.11w and
     /// DiscoSec, on a virtual channel
     Attack {
@@ -297,6 +300,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
+        Command::Analyze(a) => crate::analyze::run(a),
         Command::Attack { what } => crate::attack::cli::main(what).map_err(|e| match e {
             crate::attack::cli::Error::Usage(m) => usage(m),
             crate::attack::cli::Error::Runtime(e) => Failure::Runtime(e),

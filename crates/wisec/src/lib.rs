@@ -6,6 +6,7 @@
 //! [`bench_discosec`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod analyze;
 pub mod attack;
 mod batched;
 pub mod bench;

@@ -77,6 +77,7 @@ impl SaturationConfig {
             (PhyStandard::B, true) => PhyProfile::b_short(),
             (PhyStandard::A, _) => PhyProfile::a(),
             (PhyStandard::G, _) => PhyProfile::g(),
+            (PhyStandard::N, _) => PhyProfile::n(crate::phy::HtParams::default()),
         }
     }
 
@@ -487,7 +488,8 @@ impl Saturation {
                         "b" => PhyStandard::B,
                         "g" => PhyStandard::G,
                         "a" => PhyStandard::A,
-                        _ => return Err(f("one of b, g, a")),
+                        "n" => PhyStandard::N,
+                        _ => return Err(f("one of b, g, a, n")),
                     }
                 }
                 "short_preamble" => cfg.short_preamble = flag()?,
@@ -572,6 +574,7 @@ rate, stations, access, seconds, warmup, ip_len, model_assumptions)"
             PhyStandard::B => "802.11b",
             PhyStandard::G => "802.11g",
             PhyStandard::A => "802.11a",
+            PhyStandard::N => "802.11n",
         }
     }
 }
