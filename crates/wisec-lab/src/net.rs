@@ -135,6 +135,23 @@ pub enum Traffic {
         /// How long, ns.
         duration: Time,
     },
+    /// An HTTP-like fetch: opens one TCP connection to the peer's sink,
+    /// sends a `request` of that many octets beginning `GET `, and reads
+    /// the response until `bytes` octets have arrived (the peer runs
+    /// [`Traffic::Serve`]).
+    Fetch {
+        /// Request octets.
+        request: usize,
+        /// Response octets expected.
+        bytes: u64,
+    },
+    /// The server side of [`Traffic::Fetch`]: the TCP sink answers each
+    /// request with a response of `bytes` octets beginning `HTTP/1.1 200
+    /// OK`, then closes the connection. Nothing is started.
+    Serve {
+        /// Response octets.
+        bytes: u64,
+    },
     /// ICMP echo requests (ping).
     Ping {
         /// Requests.
@@ -192,6 +209,12 @@ enum App {
         until: Option<Time>,
         closing: bool,
     },
+    Fetch {
+        handle: SocketHandle,
+        request: usize,
+        bytes: u64,
+        sent_request: bool,
+    },
     Udp {
         handle: SocketHandle,
         payload: usize,
@@ -222,6 +245,8 @@ pub struct Stack {
     peer: Ipv4Address,
     tcp_sink: Option<SocketHandle>,
     udp_sink: Option<SocketHandle>,
+    /// Response octets still to send on the sink's connection (Serve).
+    serving: Option<u64>,
     started: bool,
     /// What was measured.
     pub stats: AppStats,
@@ -260,9 +285,14 @@ impl Stack {
             let _ = a.push(IpCidr::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), 24));
         });
         let mut sockets = SocketSet::new(Vec::new());
+        let sink_tx = if matches!(traffic, Traffic::Serve { .. }) {
+            TCP_BUFFER
+        } else {
+            1024
+        };
         let mut sink = tcp::Socket::new(
             tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
-            tcp::SocketBuffer::new(vec![0; 1024]),
+            tcp::SocketBuffer::new(vec![0; sink_tx]),
         );
         let _ = sink.listen(SINK_PORT);
         let tcp_sink = Some(sockets.add(sink));
@@ -281,6 +311,7 @@ impl Stack {
             peer: Ipv4Address::new(peer[0], peer[1], peer[2], peer[3]),
             tcp_sink,
             udp_sink,
+            serving: None,
             started: false,
             stats: AppStats::default(),
         }
@@ -305,7 +336,22 @@ impl Stack {
         self.stats.started = Some(now);
         let peer = IpAddress::Ipv4(self.peer);
         self.app = match self.traffic.clone() {
-            Traffic::None => App::Idle,
+            Traffic::None | Traffic::Serve { .. } => App::Idle,
+            Traffic::Fetch { request, bytes } => {
+                let mut s = tcp::Socket::new(
+                    tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
+                    tcp::SocketBuffer::new(vec![0; request.clamp(16, 4096)]),
+                );
+                s.set_nagle_enabled(true);
+                let cx = self.iface.context();
+                let _ = s.connect(cx, (peer, SINK_PORT), CLIENT_PORT);
+                App::Fetch {
+                    handle: self.sockets.add(s),
+                    request: request.clamp(16, 4096),
+                    bytes,
+                    sent_request: false,
+                }
+            }
             Traffic::TcpBulk { .. } | Traffic::TcpFor { .. } => {
                 let mut s = tcp::Socket::new(
                     tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
@@ -383,7 +429,7 @@ impl Stack {
     pub fn traffic_done(&self) -> bool {
         match &self.app {
             App::Idle => self.started,
-            App::Tcp { .. } | App::Udp { .. } => self.stats.finished.is_some(),
+            App::Tcp { .. } | App::Udp { .. } | App::Fetch { .. } => self.stats.finished.is_some(),
             App::Ping { count, sent, .. } => *sent >= *count,
         }
     }
@@ -417,6 +463,22 @@ impl Stack {
                 self.stats.recv_bytes += got as u64;
                 self.stats.first_rx.get_or_insert(now);
                 self.stats.last_rx = Some(now);
+                if let (Traffic::Serve { bytes }, None) = (&self.traffic, self.serving) {
+                    self.serving = Some(*bytes);
+                    self.stats.started.get_or_insert(now);
+                }
+            }
+            if let Some(left) = self.serving {
+                let sent = serve_response(s, left, self.stats.sent_bytes);
+                self.stats.sent_bytes += sent;
+                let left = left - sent.min(left);
+                if left == 0 {
+                    s.close();
+                    self.serving = None;
+                    self.stats.finished = Some(now);
+                } else {
+                    self.serving = Some(left);
+                }
             }
             if !s.is_active() || s.state() == tcp::State::CloseWait {
                 // Closed by the peer: close our side and listen again.
@@ -477,6 +539,44 @@ impl Stack {
                     Some(u) if now < *u => Some(*u),
                     _ => None,
                 }
+            }
+            App::Fetch {
+                handle,
+                request,
+                bytes,
+                sent_request,
+            } => {
+                let s = self.sockets.get_mut::<tcp::Socket>(*handle);
+                if !*sent_request && s.may_send() && s.send_capacity() >= *request {
+                    let mut req = vec![b' '; *request];
+                    let head = b"GET /object HTTP/1.1\r\nHost: server\r\n";
+                    let n = head.len().min(req.len());
+                    req[..n].copy_from_slice(&head[..n]);
+                    if let Some(tail) = req.len().checked_sub(4).and_then(|i| req.get_mut(i..)) {
+                        tail.copy_from_slice(b"\r\n\r\n");
+                    }
+                    if s.send_slice(&req).is_ok() {
+                        *sent_request = true;
+                        self.stats.sent_bytes += *request as u64;
+                    }
+                }
+                let mut got = 0usize;
+                while s.can_recv() {
+                    match s.recv(|b| (b.len(), b.len())) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => got += n,
+                    }
+                }
+                if got > 0 {
+                    self.stats.recv_bytes += got as u64;
+                    self.stats.first_rx.get_or_insert(now);
+                    self.stats.last_rx = Some(now);
+                }
+                if self.stats.finished.is_none() && self.stats.recv_bytes >= *bytes {
+                    self.stats.finished = Some(now);
+                    s.close();
+                }
+                None
             }
             App::Udp {
                 handle,
@@ -588,6 +688,27 @@ impl Stack {
             }
         }
     }
+}
+
+/// Queues as much of a response as `s` takes: `left` octets remain of a
+/// response of which `done` went already; the first octets are the status
+/// line. Returns the octets queued.
+fn serve_response(s: &mut tcp::Socket<'_>, left: u64, done: u64) -> u64 {
+    const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n";
+    let mut queued = 0u64;
+    while queued < left && s.can_send() {
+        let mut chunk = [0x5au8; 16_384];
+        let at = done + queued;
+        if at == 0 {
+            chunk[..HEAD.len()].copy_from_slice(HEAD);
+        }
+        let n = usize::try_from((left - queued).min(16_384)).unwrap_or(16_384);
+        match s.send_slice(&chunk[..n]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => queued += k as u64,
+        }
+    }
+    queued
 }
 
 #[cfg(test)]
