@@ -719,6 +719,32 @@ mod tests {
     /// delivers every byte, UDP every datagram, ping measures twice the
     /// delay.
     fn run_pair(traffic: Traffic, delay: Time, until: Time) -> (AppStats, AppStats) {
+        let (a, b, _) = run_pair_with(traffic, Traffic::None, delay, until);
+        (a, b)
+    }
+
+    /// The TCP payload of an Ethernet/IPv4 frame, if any.
+    fn tcp_payload(f: &[u8]) -> Option<&[u8]> {
+        let ip = f.get(14..)?;
+        if f.get(12..14)? != [0x08, 0x00] || *ip.get(9)? != 6 {
+            return None;
+        }
+        let ihl = usize::from(ip.first()? & 0x0f) * 4;
+        let total = usize::from(u16::from_be_bytes([*ip.get(2)?, *ip.get(3)?]));
+        let tcp = ip.get(ihl..total)?;
+        let off = usize::from(tcp.get(12)? >> 4) * 4;
+        tcp.get(off..).filter(|p| !p.is_empty())
+    }
+
+    /// Two stacks back to back; also returns the TCP payloads seen, in
+    /// order, with their direction (true: a to b).
+    fn run_pair_with(
+        traffic: Traffic,
+        server: Traffic,
+        delay: Time,
+        until: Time,
+    ) -> (AppStats, AppStats, Vec<(bool, Vec<u8>)>) {
+        let mut seen = Vec::new();
         let mut a = Stack::new(
             [2, 0, 0, 0, 0, 1],
             [10, 0, 0, 2],
@@ -731,7 +757,7 @@ mod tests {
             [2, 0, 0, 0, 0, 2],
             [10, 0, 0, 1],
             [10, 0, 0, 2],
-            Traffic::None,
+            server,
             2,
             Time::ZERO,
         );
@@ -742,9 +768,15 @@ mod tests {
             a.poll(now);
             b.poll(now);
             for f in a.dev.tx.drain(..) {
+                if let Some(p) = tcp_payload(&f) {
+                    seen.push((true, p.to_vec()));
+                }
                 wire.push((now + delay, true, f));
             }
             for f in b.dev.tx.drain(..) {
+                if let Some(p) = tcp_payload(&f) {
+                    seen.push((false, p.to_vec()));
+                }
                 wire.push((now + delay, false, f));
             }
             let mut keep = Vec::new();
@@ -762,7 +794,36 @@ mod tests {
             wire = keep;
             now += Time::from_us(100);
         }
-        (a.stats, b.stats)
+        (a.stats, b.stats, seen)
+    }
+
+    #[test]
+    fn fetch_sends_a_get_and_the_server_answers_with_the_object() {
+        let (c, s, seen) = run_pair_with(
+            Traffic::Fetch {
+                request: 300,
+                bytes: 100_000,
+            },
+            Traffic::Serve { bytes: 100_000 },
+            Time::from_ms(1),
+            Time::from_secs(2),
+        );
+        // The client sent exactly its request and got every octet of the
+        // response; the server got the request and sent the response.
+        assert_eq!(c.sent_bytes, 300);
+        assert_eq!(c.recv_bytes, 100_000);
+        assert!(c.finished.is_some());
+        assert_eq!(s.recv_bytes, 300);
+        assert_eq!(s.sent_bytes, 100_000);
+        // On the wire: the first payload is the GET from the client, the
+        // first from the server a 200 OK status line.
+        let first_c = seen.iter().find(|(d, _)| *d).unwrap();
+        let first_s = seen.iter().find(|(d, _)| !*d).unwrap();
+        assert!(first_c.1.starts_with(b"GET /object HTTP/1.1\r\n"));
+        assert!(first_s.1.starts_with(b"HTTP/1.1 200 OK\r\n"));
+        let up: usize = seen.iter().filter(|(d, _)| *d).map(|(_, p)| p.len()).sum();
+        let down: usize = seen.iter().filter(|(d, _)| !*d).map(|(_, p)| p.len()).sum();
+        assert_eq!((up, down), (300, 100_000));
     }
 
     #[test]
