@@ -138,6 +138,7 @@ struct Radio {
     txq: VecDeque<(Time, Vec<u8>)>,
     timers: [Option<Time>; TIMERS],
     seq: u16,
+    qos_seq: BTreeMap<(MacAddr, u8), u16>,
     stats: LinkStats,
     /// Inside `poll_transmit`: the MAC is taking a frame and asks again
     /// when it is done, so no wake (a wake now would re-enter it).
@@ -154,6 +155,7 @@ impl Radio {
             txq: VecDeque::new(),
             timers: [None; TIMERS],
             seq: 0,
+            qos_seq: BTreeMap::new(),
             stats: LinkStats::default(),
             in_poll: false,
         }
@@ -163,6 +165,17 @@ impl Radio {
     fn next_seq(&mut self) -> u16 {
         let s = self.seq;
         self.seq = (self.seq + 1) & 0x0fff;
+        s << 4
+    }
+
+    /// The Sequence Control of the next QoS Data frame to `ra` on TID
+    /// `tid`: QoS Data takes its numbers from a counter per receiver and
+    /// TID (IEEE Std 802.11-2020, 10.3.2.14.2), so that the recipient of a
+    /// BlockAck agreement sees no gaps left by other frames.
+    fn next_qos_seq(&mut self, ra: MacAddr, tid: u8) -> u16 {
+        let c = self.qos_seq.entry((ra, tid)).or_insert(0);
+        let s = *c;
+        *c = (*c + 1) & 0x0fff;
         s << 4
     }
 
@@ -280,10 +293,12 @@ fn protect(key: &DataKey, frame: &[u8], pn: u64, key_id: u8) -> Option<Vec<u8>> 
 /// Builds a data MPDU carrying the Ethernet frame `eth` behind an RFC 1042
 /// LLC/SNAP header (the EtherType kept, the addresses moved into the MAC
 /// header per Table 9-30).
-fn data_from_eth(addressing: Addressing, seq: u16, eth: &[u8]) -> Option<Vec<u8>> {
+/// With `tid` it is a QoS Data frame of that TID (9.2.4.5), the only
+/// kind an HT MAC aggregates.
+fn data_from_eth(addressing: Addressing, tid: Option<u8>, seq: u16, eth: &[u8]) -> Option<Vec<u8>> {
     let ethertype = EtherType(u16::from_be_bytes([*eth.get(12)?, *eth.get(13)?]));
     let payload = eth.get(14..)?;
-    let repr = DataFrameRepr::msdu(addressing.header(None, seq), ethertype, payload);
+    let repr = DataFrameRepr::msdu(addressing.header(tid, seq), ethertype, payload);
     let mut buf = vec![0u8; repr.buffer_len().ok()?];
     repr.emit(&mut buf).ok()?;
     Some(buf)
@@ -443,6 +458,9 @@ pub struct ApNode {
     /// bridged.
     rxq: VecDeque<(Time, Vec<u8>)>,
     next_aid: u16,
+    /// Send data as QoS Data of this TID (set it when the MAC aggregates);
+    /// `None` sends plain Data.
+    pub qos_tid: Option<u8>,
 }
 
 impl core::fmt::Debug for ApNode {
@@ -482,6 +500,7 @@ impl ApNode {
             rng,
             rxq: VecDeque::new(),
             next_aid: 1,
+            qos_tid: None,
         }
     }
 
@@ -737,13 +756,17 @@ impl ApNode {
         if !group && !self.clients.get(&da).is_some_and(|c| c.associated) {
             return;
         }
-        let seq = self.radio.next_seq();
+        let tid = self.qos_tid.filter(|_| !group);
+        let seq = match tid {
+            Some(tid) => self.radio.next_qos_seq(da, tid),
+            None => self.radio.next_seq(),
+        };
         let a = Addressing::FromAp {
             da,
             bssid: BSSID,
             sa,
         };
-        let Some(plain) = data_from_eth(a, seq, eth) else {
+        let Some(plain) = data_from_eth(a, tid, seq, eth) else {
             self.radio.stats.tx_errors += 1;
             return;
         };
@@ -1039,6 +1062,13 @@ pub struct StaNode {
     pub connected_at: Option<Time>,
     /// Start the traffic this long after the link came up.
     pub traffic_delay: Time,
+    /// Send data as QoS Data of this TID (set it when the MAC aggregates);
+    /// `None` sends plain Data.
+    pub qos_tid: Option<u8>,
+    /// Start the traffic at this time (or when the link comes up, if
+    /// later) instead of `traffic_delay` after the link came up: several
+    /// stations starting together.
+    pub traffic_at: Option<Time>,
 }
 
 impl core::fmt::Debug for StaNode {
@@ -1081,6 +1111,8 @@ impl StaNode {
             rxq: VecDeque::new(),
             connected_at: None,
             traffic_delay: Time::from_ms(100),
+            qos_tid: None,
+            traffic_at: None,
         }
     }
 
@@ -1146,7 +1178,8 @@ impl StaNode {
         }
         self.phase = StaPhase::Connected;
         self.connected_at = Some(now);
-        self.radio.timer(ctx, T_STACK, now + self.traffic_delay);
+        let start = self.traffic_at.unwrap_or(now + self.traffic_delay).max(now);
+        self.radio.timer(ctx, T_STACK, start);
     }
 
     fn on_mgmt(&mut self, now: Time, frame: &[u8], ctx: &mut Ctx<'_>) {
@@ -1358,7 +1391,7 @@ impl StaNode {
             return;
         }
         if let Some(c) = self.connected_at {
-            if now >= c + self.traffic_delay {
+            if now >= self.traffic_at.unwrap_or(c + self.traffic_delay) {
                 self.stack.start_traffic(now);
             }
         }
@@ -1376,13 +1409,17 @@ impl StaNode {
         let Some((da, _)) = eth_addrs(eth) else {
             return;
         };
-        let seq = self.radio.next_seq();
+        let tid = self.qos_tid;
+        let seq = match tid {
+            Some(tid) => self.radio.next_qos_seq(BSSID, tid),
+            None => self.radio.next_seq(),
+        };
         let a = Addressing::ToAp {
             bssid: BSSID,
             sa: self.addr,
             da,
         };
-        let Some(plain) = data_from_eth(a, seq, eth) else {
+        let Some(plain) = data_from_eth(a, tid, seq, eth) else {
             self.radio.stats.tx_errors += 1;
             return;
         };

@@ -25,6 +25,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod switch;
 pub mod time;
 pub mod traffic;
 pub mod wired;

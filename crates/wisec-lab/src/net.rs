@@ -135,6 +135,23 @@ pub enum Traffic {
         /// How long, ns.
         duration: Time,
     },
+    /// An HTTP-like fetch: opens one TCP connection to the peer's sink,
+    /// sends a `request` of that many octets beginning `GET `, and reads
+    /// the response until `bytes` octets have arrived (the peer runs
+    /// [`Traffic::Serve`]).
+    Fetch {
+        /// Request octets.
+        request: usize,
+        /// Response octets expected.
+        bytes: u64,
+    },
+    /// The server side of [`Traffic::Fetch`]: the TCP sink answers each
+    /// request with a response of `bytes` octets beginning `HTTP/1.1 200
+    /// OK`, then closes the connection. Nothing is started.
+    Serve {
+        /// Response octets.
+        bytes: u64,
+    },
     /// ICMP echo requests (ping).
     Ping {
         /// Requests.
@@ -192,6 +209,12 @@ enum App {
         until: Option<Time>,
         closing: bool,
     },
+    Fetch {
+        handle: SocketHandle,
+        request: usize,
+        bytes: u64,
+        sent_request: bool,
+    },
     Udp {
         handle: SocketHandle,
         payload: usize,
@@ -222,6 +245,8 @@ pub struct Stack {
     peer: Ipv4Address,
     tcp_sink: Option<SocketHandle>,
     udp_sink: Option<SocketHandle>,
+    /// Response octets still to send on the sink's connection (Serve).
+    serving: Option<u64>,
     started: bool,
     /// What was measured.
     pub stats: AppStats,
@@ -260,9 +285,14 @@ impl Stack {
             let _ = a.push(IpCidr::new(IpAddress::v4(ip[0], ip[1], ip[2], ip[3]), 24));
         });
         let mut sockets = SocketSet::new(Vec::new());
+        let sink_tx = if matches!(traffic, Traffic::Serve { .. }) {
+            TCP_BUFFER
+        } else {
+            1024
+        };
         let mut sink = tcp::Socket::new(
             tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
-            tcp::SocketBuffer::new(vec![0; 1024]),
+            tcp::SocketBuffer::new(vec![0; sink_tx]),
         );
         let _ = sink.listen(SINK_PORT);
         let tcp_sink = Some(sockets.add(sink));
@@ -281,6 +311,7 @@ impl Stack {
             peer: Ipv4Address::new(peer[0], peer[1], peer[2], peer[3]),
             tcp_sink,
             udp_sink,
+            serving: None,
             started: false,
             stats: AppStats::default(),
         }
@@ -305,7 +336,22 @@ impl Stack {
         self.stats.started = Some(now);
         let peer = IpAddress::Ipv4(self.peer);
         self.app = match self.traffic.clone() {
-            Traffic::None => App::Idle,
+            Traffic::None | Traffic::Serve { .. } => App::Idle,
+            Traffic::Fetch { request, bytes } => {
+                let mut s = tcp::Socket::new(
+                    tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
+                    tcp::SocketBuffer::new(vec![0; request.clamp(16, 4096)]),
+                );
+                s.set_nagle_enabled(true);
+                let cx = self.iface.context();
+                let _ = s.connect(cx, (peer, SINK_PORT), CLIENT_PORT);
+                App::Fetch {
+                    handle: self.sockets.add(s),
+                    request: request.clamp(16, 4096),
+                    bytes,
+                    sent_request: false,
+                }
+            }
             Traffic::TcpBulk { .. } | Traffic::TcpFor { .. } => {
                 let mut s = tcp::Socket::new(
                     tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
@@ -383,7 +429,7 @@ impl Stack {
     pub fn traffic_done(&self) -> bool {
         match &self.app {
             App::Idle => self.started,
-            App::Tcp { .. } | App::Udp { .. } => self.stats.finished.is_some(),
+            App::Tcp { .. } | App::Udp { .. } | App::Fetch { .. } => self.stats.finished.is_some(),
             App::Ping { count, sent, .. } => *sent >= *count,
         }
     }
@@ -417,6 +463,22 @@ impl Stack {
                 self.stats.recv_bytes += got as u64;
                 self.stats.first_rx.get_or_insert(now);
                 self.stats.last_rx = Some(now);
+                if let (Traffic::Serve { bytes }, None) = (&self.traffic, self.serving) {
+                    self.serving = Some(*bytes);
+                    self.stats.started.get_or_insert(now);
+                }
+            }
+            if let Some(left) = self.serving {
+                let sent = serve_response(s, left, self.stats.sent_bytes);
+                self.stats.sent_bytes += sent;
+                let left = left - sent.min(left);
+                if left == 0 {
+                    s.close();
+                    self.serving = None;
+                    self.stats.finished = Some(now);
+                } else {
+                    self.serving = Some(left);
+                }
             }
             if !s.is_active() || s.state() == tcp::State::CloseWait {
                 // Closed by the peer: close our side and listen again.
@@ -477,6 +539,44 @@ impl Stack {
                     Some(u) if now < *u => Some(*u),
                     _ => None,
                 }
+            }
+            App::Fetch {
+                handle,
+                request,
+                bytes,
+                sent_request,
+            } => {
+                let s = self.sockets.get_mut::<tcp::Socket>(*handle);
+                if !*sent_request && s.may_send() && s.send_capacity() >= *request {
+                    let mut req = vec![b' '; *request];
+                    let head = b"GET /object HTTP/1.1\r\nHost: server\r\n";
+                    let n = head.len().min(req.len());
+                    req[..n].copy_from_slice(&head[..n]);
+                    if let Some(tail) = req.len().checked_sub(4).and_then(|i| req.get_mut(i..)) {
+                        tail.copy_from_slice(b"\r\n\r\n");
+                    }
+                    if s.send_slice(&req).is_ok() {
+                        *sent_request = true;
+                        self.stats.sent_bytes += *request as u64;
+                    }
+                }
+                let mut got = 0usize;
+                while s.can_recv() {
+                    match s.recv(|b| (b.len(), b.len())) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => got += n,
+                    }
+                }
+                if got > 0 {
+                    self.stats.recv_bytes += got as u64;
+                    self.stats.first_rx.get_or_insert(now);
+                    self.stats.last_rx = Some(now);
+                }
+                if self.stats.finished.is_none() && self.stats.recv_bytes >= *bytes {
+                    self.stats.finished = Some(now);
+                    s.close();
+                }
+                None
             }
             App::Udp {
                 handle,
@@ -590,6 +690,27 @@ impl Stack {
     }
 }
 
+/// Queues as much of a response as `s` takes: `left` octets remain of a
+/// response of which `done` went already; the first octets are the status
+/// line. Returns the octets queued.
+fn serve_response(s: &mut tcp::Socket<'_>, left: u64, done: u64) -> u64 {
+    const HEAD: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n";
+    let mut queued = 0u64;
+    while queued < left && s.can_send() {
+        let mut chunk = [0x5au8; 16_384];
+        let at = done + queued;
+        if at == 0 {
+            chunk[..HEAD.len()].copy_from_slice(HEAD);
+        }
+        let n = usize::try_from((left - queued).min(16_384)).unwrap_or(16_384);
+        match s.send_slice(&chunk[..n]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => queued += k as u64,
+        }
+    }
+    queued
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,6 +719,32 @@ mod tests {
     /// delivers every byte, UDP every datagram, ping measures twice the
     /// delay.
     fn run_pair(traffic: Traffic, delay: Time, until: Time) -> (AppStats, AppStats) {
+        let (a, b, _) = run_pair_with(traffic, Traffic::None, delay, until);
+        (a, b)
+    }
+
+    /// The TCP payload of an Ethernet/IPv4 frame, if any.
+    fn tcp_payload(f: &[u8]) -> Option<&[u8]> {
+        let ip = f.get(14..)?;
+        if f.get(12..14)? != [0x08, 0x00] || *ip.get(9)? != 6 {
+            return None;
+        }
+        let ihl = usize::from(ip.first()? & 0x0f) * 4;
+        let total = usize::from(u16::from_be_bytes([*ip.get(2)?, *ip.get(3)?]));
+        let tcp = ip.get(ihl..total)?;
+        let off = usize::from(tcp.get(12)? >> 4) * 4;
+        tcp.get(off..).filter(|p| !p.is_empty())
+    }
+
+    /// Two stacks back to back; also returns the TCP payloads seen, in
+    /// order, with their direction (true: a to b).
+    fn run_pair_with(
+        traffic: Traffic,
+        server: Traffic,
+        delay: Time,
+        until: Time,
+    ) -> (AppStats, AppStats, Vec<(bool, Vec<u8>)>) {
+        let mut seen = Vec::new();
         let mut a = Stack::new(
             [2, 0, 0, 0, 0, 1],
             [10, 0, 0, 2],
@@ -610,7 +757,7 @@ mod tests {
             [2, 0, 0, 0, 0, 2],
             [10, 0, 0, 1],
             [10, 0, 0, 2],
-            Traffic::None,
+            server,
             2,
             Time::ZERO,
         );
@@ -621,9 +768,15 @@ mod tests {
             a.poll(now);
             b.poll(now);
             for f in a.dev.tx.drain(..) {
+                if let Some(p) = tcp_payload(&f) {
+                    seen.push((true, p.to_vec()));
+                }
                 wire.push((now + delay, true, f));
             }
             for f in b.dev.tx.drain(..) {
+                if let Some(p) = tcp_payload(&f) {
+                    seen.push((false, p.to_vec()));
+                }
                 wire.push((now + delay, false, f));
             }
             let mut keep = Vec::new();
@@ -641,7 +794,36 @@ mod tests {
             wire = keep;
             now += Time::from_us(100);
         }
-        (a.stats, b.stats)
+        (a.stats, b.stats, seen)
+    }
+
+    #[test]
+    fn fetch_sends_a_get_and_the_server_answers_with_the_object() {
+        let (c, s, seen) = run_pair_with(
+            Traffic::Fetch {
+                request: 300,
+                bytes: 100_000,
+            },
+            Traffic::Serve { bytes: 100_000 },
+            Time::from_ms(1),
+            Time::from_secs(2),
+        );
+        // The client sent exactly its request and got every octet of the
+        // response; the server got the request and sent the response.
+        assert_eq!(c.sent_bytes, 300);
+        assert_eq!(c.recv_bytes, 100_000);
+        assert!(c.finished.is_some());
+        assert_eq!(s.recv_bytes, 300);
+        assert_eq!(s.sent_bytes, 100_000);
+        // On the wire: the first payload is the GET from the client, the
+        // first from the server a 200 OK status line.
+        let first_c = seen.iter().find(|(d, _)| *d).unwrap();
+        let first_s = seen.iter().find(|(d, _)| !*d).unwrap();
+        assert!(first_c.1.starts_with(b"GET /object HTTP/1.1\r\n"));
+        assert!(first_s.1.starts_with(b"HTTP/1.1 200 OK\r\n"));
+        let up: usize = seen.iter().filter(|(d, _)| *d).map(|(_, p)| p.len()).sum();
+        let down: usize = seen.iter().filter(|(d, _)| !*d).map(|(_, p)| p.len()).sum();
+        assert_eq!((up, down), (300, 100_000));
     }
 
     #[test]

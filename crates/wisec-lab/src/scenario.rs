@@ -475,6 +475,11 @@ pub const BUILTIN: &[Builtin] = &[
         text: include_str!("../../../scenarios/ccm-udp.toml"),
     },
     Builtin {
+        name: "congestion",
+        path: "scenarios/congestion.toml",
+        text: include_str!("../../../scenarios/congestion.toml"),
+    },
+    Builtin {
         name: "overhead",
         path: "scenarios/overhead.toml",
         text: include_str!("../../../scenarios/overhead.toml"),

@@ -13,6 +13,7 @@
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
 pub mod ccm_udp;
+pub mod congestion;
 pub mod discosec;
 pub mod overhead;
 pub mod saturation;
@@ -57,6 +58,11 @@ routerboard, laptop and host APs, and key-exchange delay against AP load, beside
         name: "ccm-udp",
         summary: "m UDP datagrams of 50-1000 octets in the clear and with AES-CCM payloads \
 between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20",
+    },
+    ExperimentInfo {
+        name: "congestion",
+        summary: "1, 2 and 4 802.11n clients fetching 320 KB over TCP through a 100 Mb/s wired \
+bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdown, beside seed 000",
     },
 ];
 
@@ -558,6 +564,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
         "discosec" => Ok(Box::new(discosec::Discosec::new(opts)?)),
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
+        "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),

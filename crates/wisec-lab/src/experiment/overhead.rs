@@ -87,6 +87,9 @@ pub struct LinkScenario {
     pub seed: u64,
     /// Give up after this much virtual time.
     pub limit: Time,
+    /// A-MPDU aggregation under BlockAck on both ends (HT PHY); the
+    /// stations then send QoS Data on TID 0. `None`: every frame alone.
+    pub block_ack: Option<crate::sim::BlockAckConfig>,
 }
 
 impl LinkScenario {
@@ -108,6 +111,7 @@ impl LinkScenario {
             sta_profile: DeviceProfile::host(),
             seed,
             limit: Time::from_secs(120),
+            block_ack: None,
         })
     }
 }
@@ -166,13 +170,20 @@ pub fn build(s: &LinkScenario, cal: &Calibration) -> Bss {
         Traffic::None,
         derive_seed(s.seed, &[12]),
     ));
-    let ap_iface = sim.attach(ap, channel, MacConfig::dcf(crate::bss::BSSID, s.rate));
-    let sta_iface = sim.attach(sta, channel, MacConfig::dcf(STA_ADDR, s.rate));
+    let mac = |addr| MacConfig {
+        block_ack: s.block_ack,
+        ..MacConfig::dcf(addr, s.rate)
+    };
+    let tid = s.block_ack.map(|_| 0);
+    let ap_iface = sim.attach(ap, channel, mac(crate::bss::BSSID));
+    let sta_iface = sim.attach(sta, channel, mac(STA_ADDR));
     if let Some(n) = sim.node_mut::<ApNode>(ap) {
         n.set_iface(ap_iface);
+        n.qos_tid = tid;
     }
     if let Some(n) = sim.node_mut::<StaNode>(sta) {
         n.set_iface(sta_iface);
+        n.qos_tid = tid;
     }
     sim.connect(ap, server, WiredConfig::gigabit());
     Bss {
