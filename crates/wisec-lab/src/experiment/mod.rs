@@ -12,6 +12,7 @@
 //! [`TrialEnv::observer`] when one is set, for the channel pcap; the
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
+pub mod attacks;
 pub mod ccm_udp;
 pub mod discosec;
 pub mod overhead;
@@ -57,6 +58,10 @@ routerboard, laptop and host APs, and key-exchange delay against AP load, beside
         name: "ccm-udp",
         summary: "m UDP datagrams of 50-1000 octets in the clear and with AES-CCM payloads \
 between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20",
+    },
+    ExperimentInfo {
+        name: "attacks",
+        summary: "deauthentication, disassociation, authentication floods and replay against none, PMF and DiscoSec on the air, with the stations' throughput and associations over time",
     },
 ];
 
@@ -558,6 +563,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
         "discosec" => Ok(Box::new(discosec::Discosec::new(opts)?)),
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
+        "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
