@@ -71,7 +71,7 @@ fn replays_are_rejected_with_protection_only() {
         assert!(m(&r, "replays_recorded") > 10.0, "{p}");
         assert!(n > 50.0, "{p}");
         // Sent once each: a few may collide, none may pass.
-        assert!(m(&r, "replays_rejected") >= 0.95 * n, "{p}");
+        assert!(m(&r, "replays_rejected") >= 0.97 * n, "{p}");
         assert!(m(&r, "replays_rejected") <= n, "{p}");
         assert!(
             m(&r, "mbps_during") <= 1.02 * m(&r, "mbps_before").max(4.0),

@@ -10,7 +10,7 @@
 //! ([`Injector`]). After `warmup` seconds the attacker runs for `attack`
 //! seconds, then the trial goes on for `tail` seconds:
 //!
-//! - `deauth` / `disassoc`: forged frames at `rate` per second,
+//! - `deauth` / `disassoc`: forged frames at `forge_rate` per second,
 //!   alternately to each station in the AP's name (reason 7) and to the AP
 //!   in the station's name (reason 3);
 //! - `authflood100` / `authflood1000`: Open System Authentication frames
@@ -18,8 +18,9 @@
 //!   they are complete requests with valid public keys (a pool larger than
 //!   the AP's key cache) and the tokens the attacker reads in the beacons
 //!   (seed 003, 4.1), then guessed tokens;
-//! - `replay`: the data frames the attacker heard during the warm-up,
-//!   sent again to their receivers at `rate` per second.
+//! - `replay`: the individually addressed data frames the attacker heard
+//!   during the warm-up, sent again to their receivers at `forge_rate`
+//!   per second.
 //!
 //! Every `sample` seconds the trial records the server's received
 //! throughput, the stations in the Connected phase, the AP's state entries
@@ -58,7 +59,7 @@ pub const ATTACKS: [&str; 5] = [
 ];
 /// Attacker key pairs for DiscoSec floods: more than the AP's key cache
 /// (16), so that cached agreements do not hide the work.
-const FLOOD_KEYS: usize = 24;
+const FLOOD_KEYS: usize = 64;
 const SERVER_ADDR: MacAddr = MacAddr([0x02, 0x1a, 0xb0, 0x00, 0x00, 0xfe]);
 const SERVER_IP: [u8; 4] = [10, 0, 0, 254];
 const ATTACKER: MacAddr = MacAddr([0x02, 0xba, 0xd0, 0x00, 0x00, 0x01]);
@@ -133,7 +134,7 @@ impl Attacks {
             stations: 3,
             offered: 2.0,
             rate: 54.0,
-            warmup: 1.5,
+            warmup: 3.0,
             attack: 3.0,
             tail: 1.0,
             sample: 0.1,
@@ -226,7 +227,13 @@ impl Attacker {
                 _ => continue,
             };
             if fc.is_data() && record && self.recorded.len() < 4096 {
-                self.recorded.push(f);
+                // Individually addressed frames only: DiscoSec leaves
+                // group-addressed data unauthenticated (seed 003), so
+                // their replay says nothing about the protections.
+                let to = f.get(4..10).and_then(|a| <[u8; 6]>::try_from(a).ok());
+                if to.is_some_and(|a| !MacAddr(a).is_group()) {
+                    self.recorded.push(f);
+                }
             } else if fc.is_mgmt() && self.mode.is_some() {
                 let Ok(m) = MgmtFrame::new_checked(&f[..]) else {
                     continue;
@@ -845,7 +852,9 @@ published. Without protection or with PMF an Authentication frame costs no key e
 (PSK), but every one leaves a state entry at the AP."
                 .into(),
             "Replay counts what the receivers rejected (CCMP packet numbers, DiscoSec sequence \
-windows and MACs). The attacker sends every frame once, so 'not rejected' is the frames \
+windows and MACs) in the individually addressed data frames the attacker heard during the \
+warm-up; group-addressed frames are not replayed, because DiscoSec does not authenticate them \
+(seed 003) and replaying them would be accepted by design. The attacker sends every frame once, so 'not rejected' is the frames \
 accepted plus those lost to collisions; with no protection nothing is checked, every replayed \
 frame that arrives is accepted and the server receives more than the stations offer."
                 .into(),
