@@ -133,6 +133,22 @@ fn the_report_plots_throughput_over_time_per_protection() {
     assert_eq!(labels, ["none", "pmf"]);
     // Sampled every 100 ms over 2 + 1 + 0.3 s.
     assert!(plot.series.iter().all(|s| s.points.len() >= 30));
+    let assoc = rep
+        .plots
+        .iter()
+        .find(|p| p.name == "attacks_disassoc_associated")
+        .unwrap();
+    // Without protection the association count drops to zero during the
+    // attack; with PMF it stays at both stations once they joined.
+    let during = |s: &wisec_lab::experiment::Series| -> Vec<f64> {
+        s.points
+            .iter()
+            .filter(|(t, _)| *t > 2.1 && *t <= 3.0)
+            .map(|p| p.1)
+            .collect()
+    };
+    assert!(during(&assoc.series[0]).contains(&0.0));
+    assert!(during(&assoc.series[1]).iter().all(|n| *n == 2.0));
     let t = &rep.tables[0];
     assert_eq!(t.rows.len(), 2);
     let hit = t.column_index("stations disconnected").unwrap();

@@ -772,8 +772,19 @@ state and key-exchange work, beside the in-process attack runner's expected outc
         .column("tokens per interval", None)
         .column("runner expects", None);
         let mut plots = Vec::new();
+        // Column `col` of each trial's time series against time.
+        let line = |r: &TrialResult, col: usize| -> Vec<(f64, f64)> {
+            r.tables.first().map_or_else(Vec::new, |ts| {
+                ts.rows
+                    .iter()
+                    .filter_map(|row| Some((row.first()?.as_f64()?, row.get(col)?.as_f64()?)))
+                    .collect()
+            })
+        };
         for a in &self.attacks {
             let mut series = Vec::new();
+            let mut assoc = Vec::new();
+            let mut entries = Vec::new();
             for p in &self.protections {
                 let Some(r) = results.iter().find(|r| {
                     text(&r.spec, "attack") == Some(a.as_str())
@@ -806,18 +817,38 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                     g("tokens_per_interval").into(),
                     expect.into(),
                 ]);
-                if let Some(ts) = r.tables.first() {
-                    let pts = ts
-                        .rows
-                        .iter()
-                        .filter_map(|row| Some((row.first()?.as_f64()?, row.get(1)?.as_f64()?)))
-                        .collect();
-                    series.push(Series {
+                for (out, col) in [(&mut series, 1), (&mut assoc, 2), (&mut entries, 3)] {
+                    out.push(Series {
                         label: p.clone(),
-                        points: pts,
+                        points: line(r, col),
                         errors: None,
                     });
                 }
+            }
+            let window = format!(
+                "attack from {} s to {} s",
+                self.warmup,
+                self.warmup + self.attack
+            );
+            plots.push(Plot {
+                name: format!("attacks_{a}_associated"),
+                title: format!("{a}: stations associated against time ({window})"),
+                x_label: "time (s)".into(),
+                y_label: "stations associated".into(),
+                kind: PlotKind::Line,
+                categories: Vec::new(),
+                series: assoc,
+            });
+            if a.starts_with("authflood") {
+                plots.push(Plot {
+                    name: format!("attacks_{a}_entries"),
+                    title: format!("{a}: the AP's station entries against time ({window})"),
+                    x_label: "time (s)".into(),
+                    y_label: "AP state entries".into(),
+                    kind: PlotKind::Line,
+                    categories: Vec::new(),
+                    series: entries,
+                });
             }
             plots.push(Plot {
                 name: format!("attacks_{a}"),
