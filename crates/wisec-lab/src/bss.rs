@@ -25,6 +25,7 @@ use wisec_crypto::suite::DataKey;
 use wisec_crypto::FrameProtector;
 use wisec_proto::discosec;
 use wisec_proto::fourway::{Association, Authenticator, Supplicant, Timing};
+use wisec_proto::pmf::Pairwise;
 use wisec_proto::rsn::{ElementBuf, GroupKey, GroupKeys, Negotiated, Random};
 use wisec_proto::time::Instant;
 use wisec_wire::element::{Akm, CipherSuite, List, RsnCapabilities, Rsne};
@@ -125,6 +126,11 @@ pub struct LinkStats {
     pub queue_drops: u64,
     /// Frames that could not be built or protected.
     pub tx_errors: u64,
+    /// Deauthentication/Disassociation frames dropped because management
+    /// frame protection is in use and they failed its check (12.6.19).
+    pub mgmt_dropped: u64,
+    /// Deauthentication/Disassociation frames that ended an association.
+    pub mgmt_disconnects: u64,
 }
 
 /// The per-node part every radio node shares: the driver queue with its
@@ -439,6 +445,8 @@ struct Client {
     associated: bool,
     auth: Option<Box<Authenticator>>,
     keys: Keys,
+    /// The PTK's management-frame key, once PMF is in use (12.6.19).
+    mgmt: Option<Box<Pairwise>>,
 }
 
 /// The access point: beacons, answers authentication and association,
@@ -461,6 +469,9 @@ pub struct ApNode {
     /// Send data as QoS Data of this TID (set it when the MAC aggregates);
     /// `None` sends plain Data.
     pub qos_tid: Option<u8>,
+    pmf: bool,
+    /// When a Deauthentication for a class 3 frame last went to a station.
+    class3: BTreeMap<MacAddr, Time>,
 }
 
 impl core::fmt::Debug for ApNode {
@@ -501,7 +512,54 @@ impl ApNode {
             rxq: VecDeque::new(),
             next_aid: 1,
             qos_tid: None,
+            pmf: false,
+            class3: BTreeMap::new(),
         }
+    }
+
+    /// Requires management frame protection (802.11w) of every station
+    /// (RSN suites with CCMP or GCMP only): once a station's PTK is
+    /// installed, Deauthentication and Disassociation frames in its name
+    /// must be CCMP-protected with that PTK (12.6.19), and an
+    /// Authentication frame from it does not reset its association
+    /// (11.13: a forged one must not tear the association down).
+    pub fn set_pmf(&mut self, on: bool) {
+        self.pmf = on;
+    }
+
+    /// State entries the AP keeps for stations (authenticated, associated
+    /// or keyed; with DiscoSec, the core's entries).
+    pub fn entries(&self) -> usize {
+        match self.disco.as_ref() {
+            Some(d) => d.entries(),
+            None => self.clients.len(),
+        }
+    }
+
+    /// Key agreements (ECDH) the AP has computed (DiscoSec; 0 otherwise:
+    /// the PSK handshake has none).
+    pub fn ecdh_ops(&self) -> u64 {
+        self.disco.as_ref().map_or(0, |d| d.stats().ecdh_ops)
+    }
+
+    /// The DiscoSec core's public key and token interval, for an attacker
+    /// that reads them from the beacons.
+    pub fn discosec_public(&self) -> Option<(discosec::PublicPoint, discosec::Curve, Time)> {
+        let d = self.disco.as_ref()?;
+        let i = d.config().token_interval();
+        Some((
+            *d.public_key(),
+            d.config().curve,
+            Time::from_ns(u64::try_from(i.as_nanos()).unwrap_or(u64::MAX)),
+        ))
+    }
+
+    /// The DiscoSec tokens per interval, when token protection is on.
+    pub fn discosec_tokens(&self) -> Option<usize> {
+        let d = self.disco.as_ref()?;
+        d.config()
+            .dos_protection
+            .then_some(d.config().tokens_per_interval)
     }
 
     /// Sets the interface the simulator gave the AP.
@@ -545,6 +603,7 @@ impl ApNode {
                         associated: false,
                         auth: None,
                         keys: Keys::none(self.sec),
+                        mgmt: None,
                     });
                     c.associated = true;
                 }
@@ -624,6 +683,12 @@ impl ApNode {
                 seq: 1,
                 ..
             } => {
+                // 11.13: a station whose PMF association is in use keeps
+                // it; an unprotected Authentication frame in its name
+                // changes nothing.
+                if self.clients.get(&sta).is_some_and(|c| c.mgmt.is_some()) {
+                    return;
+                }
                 // 12.3.3.2: Open System authentication always succeeds.
                 self.clients.insert(
                     sta,
@@ -632,6 +697,7 @@ impl ApNode {
                         associated: false,
                         auth: None,
                         keys: Keys::wep(self.sec).unwrap_or_else(|| Keys::none(self.sec)),
+                        mgmt: None,
                     },
                 );
                 let body = MgmtBody::Authentication {
@@ -700,10 +766,36 @@ impl ApNode {
                 self.pump_eapol(now, sta, ctx);
             }
             MgmtBody::Deauthentication { .. } | MgmtBody::Disassociation { .. } => {
-                self.clients.remove(&sta);
+                if let Some(Some(k)) = self.clients.get_mut(&sta).map(|c| c.mgmt.as_mut()) {
+                    if !accept_protected_mgmt(k, frame) {
+                        self.radio.stats.mgmt_dropped += 1;
+                        return;
+                    }
+                }
+                if self.clients.remove(&sta).is_some() {
+                    self.radio.stats.mgmt_disconnects += 1;
+                }
             }
             _ => {}
         }
+    }
+
+    /// 11.3.3: a class 3 frame from a station that is not associated is
+    /// answered with a Deauthentication, reason 7 (at most every 100 ms per
+    /// station), so that the station learns it has to join again.
+    fn class3_reject(&mut self, now: Time, sta: MacAddr, ctx: &mut Ctx<'_>) {
+        if self
+            .class3
+            .get(&sta)
+            .is_some_and(|t| now < *t + Time::from_ms(100))
+        {
+            return;
+        }
+        self.class3.insert(sta, now);
+        let body = MgmtBody::Deauthentication {
+            reason: wisec_wire::ReasonCode(7),
+        };
+        self.send_mgmt(ctx, MgmtSubtype::Deauthentication, sta, body, &[]);
     }
 
     /// Sends what the authenticator of `sta` has and installs its PTK.
@@ -723,6 +815,13 @@ impl ApNode {
                         c.keys.pairwise = key;
                         c.keys.rx_pn = [None; 2];
                         c.associated = c.keys.pairwise.is_some();
+                        if self.pmf {
+                            c.mgmt = a
+                                .ptk()
+                                .zip(cipher_suite(self.sec))
+                                .and_then(|(p, cs)| Pairwise::new(cs, p.tk()).ok())
+                                .map(Box::new);
+                        }
                     }
                 }
                 next = a.poll_timeout().map(instant_time);
@@ -867,6 +966,7 @@ impl ApNode {
             }
         } else {
             let Some(c) = self.clients.get_mut(&sta).filter(|c| c.associated) else {
+                self.class3_reject(now, sta, ctx);
                 return;
             };
             unprotect(&mut c.keys, frame, false, &mut self.radio.stats)
@@ -875,6 +975,9 @@ impl ApNode {
             return;
         };
         if !self.clients.get(&sta).is_some_and(|c| c.associated) {
+            if self.disco.is_none() {
+                self.class3_reject(now, sta, ctx);
+            }
             return;
         }
         let ready = self.radio.charge(now, sec, Op::Unprotect, frame.len());
@@ -955,6 +1058,21 @@ fn unprotect(keys: &mut Keys, frame: &[u8], group: bool, stats: &mut LinkStats) 
             None
         }
     }
+}
+
+/// Whether a Deauthentication or Disassociation frame passes management
+/// frame protection under the PTK's key `k`: it must be protected and its
+/// CCMP MIC and management replay counter must check (12.6.19, 12.5.3).
+fn accept_protected_mgmt(k: &mut Pairwise, frame: &[u8]) -> bool {
+    let fc = match frame {
+        [a, b, ..] => FrameControl::from_bytes([*a, *b]),
+        _ => return false,
+    };
+    if !fc.protected() {
+        return false;
+    }
+    let mut buf = frame.to_vec();
+    k.unprotect(&mut buf).is_ok()
 }
 
 impl Node for ApNode {
@@ -1069,6 +1187,11 @@ pub struct StaNode {
     /// later) instead of `traffic_delay` after the link came up: several
     /// stations starting together.
     pub traffic_at: Option<Time>,
+    pmf: bool,
+    mgmt: Option<Box<Pairwise>>,
+    /// Times the station lost its association to a Deauthentication or
+    /// Disassociation frame.
+    pub disconnects: u32,
 }
 
 impl core::fmt::Debug for StaNode {
@@ -1113,7 +1236,32 @@ impl StaNode {
             traffic_delay: Time::from_ms(100),
             qos_tid: None,
             traffic_at: None,
+            pmf: false,
+            mgmt: None,
+            disconnects: 0,
         }
+    }
+
+    /// Uses management frame protection once the PTK is installed (see
+    /// [`ApNode::set_pmf`]).
+    pub fn set_pmf(&mut self, on: bool) {
+        self.pmf = on;
+    }
+
+    /// 11.3.3, 12.6.19: the association (and its keys) is gone; the
+    /// station scans and joins again.
+    fn drop_association(&mut self) {
+        if self.phase == StaPhase::Connected {
+            self.disconnects += 1;
+        }
+        self.radio.stats.mgmt_disconnects += 1;
+        self.phase = StaPhase::Scanning;
+        self.tries = 0;
+        self.keys.pairwise = None;
+        self.keys.group = None;
+        self.keys.rx_pn = [None; 2];
+        self.supp = None;
+        self.mgmt = None;
     }
 
     /// Sets the interface the simulator gave the station.
@@ -1235,9 +1383,15 @@ impl StaNode {
                 }
             }
             (_, MgmtBody::Deauthentication { .. } | MgmtBody::Disassociation { .. })
-                if repr.header.addr1 == self.addr =>
+                if repr.header.addr1 == self.addr && repr.header.addr2 == Some(BSSID) =>
             {
-                self.phase = StaPhase::Scanning;
+                if let Some(k) = self.mgmt.as_mut() {
+                    if !accept_protected_mgmt(k, frame) {
+                        self.radio.stats.mgmt_dropped += 1;
+                        return;
+                    }
+                }
+                self.drop_association();
             }
             _ => {}
         }
@@ -1252,9 +1406,26 @@ impl StaNode {
             out.push(f.to_vec());
         }
         let mut up = false;
+        let mut down = false;
         while let Some(e) = s.poll_event() {
-            if let discosec::StaEvent::Associated { .. } = e {
-                up = true;
+            match e {
+                discosec::StaEvent::Associated { .. } => up = true,
+                discosec::StaEvent::Deauthenticated { .. }
+                | discosec::StaEvent::Disassociated { .. } => down = true,
+                _ => {}
+            }
+        }
+        if down {
+            // The core verified the frame (or the BSS runs without
+            // DiscoSec): the association is gone; join again.
+            if self.phase == StaPhase::Connected {
+                self.disconnects += 1;
+            }
+            self.radio.stats.mgmt_disconnects += 1;
+            self.phase = StaPhase::Scanning;
+            s.connect(now_instant(now), BSSID);
+            while let Some(f) = s.poll_transmit() {
+                out.push(f.to_vec());
             }
         }
         let next = s.poll_timeout().map(instant_time);
@@ -1309,6 +1480,13 @@ impl StaNode {
                 Some((k, g.gtk.key_id as u8))
             });
             if ptk.is_some() && gtk.is_some() {
+                if self.pmf {
+                    self.mgmt = s
+                        .and_then(|s| s.ptk())
+                        .zip(cipher_suite(self.sec))
+                        .and_then(|(p, cs)| Pairwise::new(cs, p.tk()).ok())
+                        .map(Box::new);
+                }
                 self.keys.pairwise = ptk;
                 self.keys.group = gtk;
                 self.keys.rx_pn = [None; 2];

@@ -465,6 +465,11 @@ pub struct Builtin {
 /// The built-in scenarios, also under `scenarios/` in the repository.
 pub const BUILTIN: &[Builtin] = &[
     Builtin {
+        name: "attacks",
+        path: "scenarios/attacks.toml",
+        text: include_str!("../../../scenarios/attacks.toml"),
+    },
+    Builtin {
         name: "discosec",
         path: "scenarios/discosec.toml",
         text: include_str!("../../../scenarios/discosec.toml"),

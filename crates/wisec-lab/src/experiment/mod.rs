@@ -12,6 +12,7 @@
 //! [`TrialEnv::observer`] when one is set, for the channel pcap; the
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
+pub mod attacks;
 pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
@@ -63,6 +64,10 @@ between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20
         name: "congestion",
         summary: "1, 2 and 4 802.11n clients fetching 320 KB over TCP through a 100 Mb/s wired \
 bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdown, beside seed 000",
+    },
+    ExperimentInfo {
+        name: "attacks",
+        summary: "deauthentication, disassociation, authentication floods and replay against none, PMF and DiscoSec on the air, with the stations' throughput and associations over time",
     },
 ];
 
@@ -565,6 +570,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "discosec" => Ok(Box::new(discosec::Discosec::new(opts)?)),
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
         "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
+        "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
