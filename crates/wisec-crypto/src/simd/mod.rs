@@ -295,7 +295,12 @@ impl<'k> Engine<'k> {
     /// that state and round keys stay in registers. Measured with
     /// `examples/batch_speed` on a Rocket Lake Xeon: 16 zmm lanes (4
     /// registers of MAC and 4 of counter blocks per round) beat 32, which
-    /// spill; likewise 8 ymm and 4 xmm lanes.
+    /// spill; likewise 8 ymm and 4 xmm lanes. With the body move folded
+    /// into the body pass, 16 ymm lanes (the same blocks per round as 16
+    /// zmm lanes, at two ymm rounds per cycle) were measured again and
+    /// lose to 8 (6.5 against 7.5 GB/s at 1500 octets): without AVX-512
+    /// there are only 16 ymm registers, too few for 16 lanes of MAC,
+    /// counter and look-ahead blocks plus the round keys.
     pub(crate) fn max_lanes(&self) -> usize {
         match self.path {
             Path::Avx512 => 16,
