@@ -564,31 +564,40 @@ fn run_chunk(
             lanes.active = 0;
             continue;
         }
-        let mut j = 0;
-        while j < lanes.active {
+        // Lanes whose frame ended hand their state to the chunk; the
+        // others move down in order (none move when frames of one length
+        // end together). Only what a partial last block needs is copied
+        // out: reading a lane right after the kernel's wide store of it is
+        // slow (the store cannot be forwarded to a narrower load).
+        let mut w = 0;
+        for j in 0..lanes.active {
             lanes.rd[j] += 16 * steps;
             lanes.wr[j] += 16 * steps;
             lanes.left[j] -= steps;
             if lanes.left[j] == 0 {
                 let i = lanes.job[j];
                 ch.mac[i] = lanes.mac[j];
-                ch.ks[i] = lanes.ks[j];
-                ch.pend[i] = lanes.pend[j];
-                let last = lanes.active - 1;
-                lanes.mac.swap(j, last);
-                lanes.ks.swap(j, last);
-                lanes.ctr.swap(j, last);
-                lanes.pend.swap(j, last);
-                lanes.job.swap(j, last);
-                lanes.rd.swap(j, last);
-                lanes.wr.swap(j, last);
-                lanes.left.swap(j, last);
-                lanes.active = last;
-                // Lane j now holds a lane not yet advanced: look again.
+                if meta[i].body_len % 16 != 0 {
+                    ch.ks[i] = lanes.ks[j];
+                    if !dec {
+                        ch.pend[i] = lanes.pend[j];
+                    }
+                }
             } else {
-                j += 1;
+                if w != j {
+                    lanes.mac[w] = lanes.mac[j];
+                    lanes.ks[w] = lanes.ks[j];
+                    lanes.ctr[w] = lanes.ctr[j];
+                    lanes.pend[w] = lanes.pend[j];
+                    lanes.job[w] = lanes.job[j];
+                    lanes.rd[w] = lanes.rd[j];
+                    lanes.wr[w] = lanes.wr[j];
+                    lanes.left[w] = lanes.left[j];
+                }
+                w += 1;
             }
         }
+        lanes.active = w;
     }
 
     // Phase 3: the partial last block (RFC 3610, 2.2: zero padded for the
