@@ -273,22 +273,31 @@ batch_api!(Ccmp256);
 struct Meta {
     ok: bool,
     hlen: usize,
-    body_start: usize,
+    /// Where the input body is: right after the MAC header when
+    /// protecting, after the CCMP header when unprotecting.
+    src: usize,
+    /// Where the output body goes (8 octets after `src` when protecting,
+    /// 8 before when unprotecting): the body pass moves it.
+    dst: usize,
     body_len: usize,
     /// Protected MPDU length.
     total: usize,
     pn: u64,
     key_id: u8,
+    /// Unprotect: the CCMP header as received, put back if the MIC fails.
+    sec: [u8; CCMP_HEADER_LEN],
 }
 
 const NO_META: Meta = Meta {
     ok: false,
     hlen: 0,
-    body_start: 0,
+    src: 0,
+    dst: 0,
     body_len: 0,
     total: 0,
     pn: 0,
     key_id: 0,
+    sec: [0; CCMP_HEADER_LEN],
 };
 
 fn xor(a: &Blk, b: &Blk) -> Blk {
@@ -372,8 +381,9 @@ fn fill(
 /// The checks and frame layout of the single-frame protect
 /// (`ccmp::protect_mpdu`, IEEE Std 802.11-2020, 12.5.3.2), in the same
 /// order so the same error comes back; on success the MAC header has
-/// Protected set, the CCMP header is in place and the body moved behind
-/// it, ready to be encrypted.
+/// Protected set. The body stays where it is: the body pass moves it 8
+/// octets up as it encrypts, and the CCMP header is written over its
+/// old first octets once they have been read (in the finish step).
 fn prepare_protect(
     ch: &mut Chunk,
     i: usize,
@@ -409,16 +419,16 @@ fn prepare_protect(
     let mut new_fc = fc;
     new_fc.set_protected(true);
     buf[..2].copy_from_slice(&new_fc.to_bytes());
-    buf.copy_within(hlen..len, hlen + CCMP_HEADER_LEN);
-    CcmpHeader { pn, key_id }.emit(&mut buf[hlen..hlen + CCMP_HEADER_LEN])?;
     Ok(Meta {
         ok: true,
         hlen,
-        body_start: hlen + CCMP_HEADER_LEN,
+        src: hlen,
+        dst: hlen + CCMP_HEADER_LEN,
         body_len,
         total,
         pn,
         key_id,
+        sec: [0; CCMP_HEADER_LEN],
     })
 }
 
@@ -446,14 +456,18 @@ fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize
     // 12.5.3.4.4: ExtIV must be set.
     let sec = CcmpHeader::parse(header.payload())?;
     fill(ch, i, frame, fc, sec.pn, body_len, tag_len)?;
+    let mut raw = [0u8; CCMP_HEADER_LEN];
+    raw.copy_from_slice(frame.get(hlen..body_start).ok_or(Error::Malformed)?);
     Ok(Meta {
         ok: true,
         hlen,
-        body_start,
+        src: body_start,
+        dst: hlen,
         body_len,
         total: n,
         pn: sec.pn,
         key_id: sec.key_id,
+        sec: raw,
     })
 }
 
@@ -512,8 +526,16 @@ fn run_chunk(
                 continue;
             }
             let j = lanes.active;
+            if !dec {
+                // The first block, read before any output overlaps it.
+                let Some(first) = bufs[i].get(m.src..m.src + 16) else {
+                    continue;
+                };
+                lanes.pend[j].copy_from_slice(first);
+            }
             lanes.job[j] = i;
-            lanes.off[j] = m.body_start;
+            lanes.rd[j] = m.src;
+            lanes.wr[j] = m.dst;
             lanes.left[j] = m.body_len / 16;
             lanes.mac[j] = ch.mac[i];
             lanes.ks[j] = ch.ks[i];
@@ -542,46 +564,71 @@ fn run_chunk(
             lanes.active = 0;
             continue;
         }
-        let mut j = 0;
-        while j < lanes.active {
-            lanes.off[j] += 16 * steps;
+        // Lanes whose frame ended hand their state to the chunk; the
+        // others move down in order (none move when frames of one length
+        // end together). Only what a partial last block needs is copied
+        // out: reading a lane right after the kernel's wide store of it is
+        // slow (the store cannot be forwarded to a narrower load).
+        let mut w = 0;
+        for j in 0..lanes.active {
+            lanes.rd[j] += 16 * steps;
+            lanes.wr[j] += 16 * steps;
             lanes.left[j] -= steps;
             if lanes.left[j] == 0 {
                 let i = lanes.job[j];
                 ch.mac[i] = lanes.mac[j];
-                ch.ks[i] = lanes.ks[j];
-                let last = lanes.active - 1;
-                lanes.mac.swap(j, last);
-                lanes.ks.swap(j, last);
-                lanes.ctr.swap(j, last);
-                lanes.job.swap(j, last);
-                lanes.off.swap(j, last);
-                lanes.left.swap(j, last);
-                lanes.active = last;
-                // Lane j now holds a lane not yet advanced: look again.
+                if meta[i].body_len % 16 != 0 {
+                    ch.ks[i] = lanes.ks[j];
+                    if !dec {
+                        ch.pend[i] = lanes.pend[j];
+                    }
+                }
             } else {
-                j += 1;
+                if w != j {
+                    lanes.mac[w] = lanes.mac[j];
+                    lanes.ks[w] = lanes.ks[j];
+                    lanes.ctr[w] = lanes.ctr[j];
+                    lanes.pend[w] = lanes.pend[j];
+                    lanes.job[w] = lanes.job[j];
+                    lanes.rd[w] = lanes.rd[j];
+                    lanes.wr[w] = lanes.wr[j];
+                    lanes.left[w] = lanes.left[j];
+                }
+                w += 1;
             }
         }
+        lanes.active = w;
     }
 
     // Phase 3: the partial last block (RFC 3610, 2.2: zero padded for the
-    // MAC; CTR over its bytes only).
+    // MAC; CTR over its bytes only), moved like the rest of the body.
     for i in 0..n {
         let m = &meta[i];
         ch.tail[i] = [0; 16];
-        if !m.ok || m.body_len % 16 == 0 {
+        let r = m.body_len % 16;
+        if !m.ok || r == 0 {
             continue;
         }
-        let at = m.body_start + m.body_len / 16 * 16;
-        let end = m.body_start + m.body_len;
-        if let Some(t) = bufs[i].get_mut(at..end) {
-            for ((x, k), p) in t.iter_mut().zip(&ch.ks[i]).zip(ch.tail[i].iter_mut()) {
-                let o = *x ^ *k;
-                *p = if dec { o } else { *x };
-                *x = o;
-            }
+        let full = m.body_len - r;
+        // Protect after full blocks: the body pass read this block ahead
+        // (its first octets are overwritten by now). Otherwise it is
+        // still in place.
+        let mut x = [0u8; 16];
+        if !dec && full > 0 {
+            x = ch.pend[i];
+        } else if let Some(t) = bufs[i].get(m.src + full..m.src + m.body_len) {
+            x[..r].copy_from_slice(t);
         }
+        let mut o = [0u8; 16];
+        for ((o, x), k) in o.iter_mut().zip(&x).zip(&ch.ks[i]).take(r) {
+            *o = *x ^ *k;
+        }
+        ch.tail[i][..r].copy_from_slice(if dec { &o[..r] } else { &x[..r] });
+        if let Some(t) = bufs[i].get_mut(m.dst + full..m.dst + m.body_len) {
+            t.copy_from_slice(&o[..r]);
+        }
+        x.zeroize();
+        o.zeroize();
     }
     eng.tail(ch, n);
 
@@ -598,38 +645,52 @@ fn run_chunk(
             ch.mac[i]
         };
         let mut u = xor(&t, &ch.s0[i]);
-        let body_end = m.body_start + m.body_len;
+        // The MIC follows the ciphertext: the output body when protecting,
+        // the input body when unprotecting.
+        let mic_at = if dec { m.src } else { m.dst } + m.body_len;
+        let plain_end = m.hlen + m.body_len;
         let buf = &mut *bufs[i];
-        let (Some(tag), Some(mic)) = (u.get(..tag_len), buf.get(body_end..body_end + tag_len))
-        else {
+        let (Some(tag), Some(mic)) = (u.get(..tag_len), buf.get(mic_at..mic_at + tag_len)) else {
             u.zeroize();
             continue;
         };
         if !dec {
-            let mic: &mut [u8] = &mut buf[body_end..body_end + tag.len()];
+            let mic: &mut [u8] = &mut buf[mic_at..mic_at + tag.len()];
             mic.copy_from_slice(tag);
-            status[i] = Status::Protected(m.total);
-            ok += 1;
+            // 12.5.3.2: the CCMP header, over the body's old first octets.
+            let hdr = CcmpHeader {
+                pn: m.pn,
+                key_id: m.key_id,
+            };
+            if hdr.emit(&mut buf[m.hlen..m.hlen + CCMP_HEADER_LEN]).is_ok() {
+                status[i] = Status::Protected(m.total);
+                ok += 1;
+            } else {
+                fail_wipe(buf, &m);
+                status[i] = Status::Failed(Error::InvalidParameter);
+            }
         } else if ct_eq(tag, mic) {
-            // Verified: remove the CCMP header and MIC, clear Protected
-            // (as the single-frame path does).
-            buf.copy_within(m.body_start..body_end, m.hlen);
+            // Verified: the body is already where the CCMP header was;
+            // drop the MIC and clear Protected (as the single-frame path
+            // does).
             let mut fc = [buf[0], buf[1]];
             fc[1] &= !0x40;
             buf[..2].copy_from_slice(&fc);
-            let plain_len = m.hlen + m.body_len;
-            simd::wipe_bytes(&mut buf[plain_len..m.total]);
-            status[i] = Status::Unprotected(Unprotected::new(plain_len, m.pn, m.key_id));
+            simd::wipe_bytes(&mut buf[plain_end..m.total]);
+            status[i] = Status::Unprotected(Unprotected::new(plain_end, m.pn, m.key_id));
             ok += 1;
         } else {
-            // Put the ciphertext back: the frame is handed back as given.
+            // Put the ciphertext and CCMP header back: the frame is handed
+            // back as given, with no plaintext left in it.
             ccm::apply_ctr(
                 eng.cipher(),
                 &nonce_of(ch, i),
                 CCM_L,
                 1,
-                &mut buf[m.body_start..body_end],
+                &mut buf[m.hlen..plain_end],
             );
+            buf.copy_within(m.hlen..plain_end, m.src);
+            buf[m.hlen..m.src].copy_from_slice(&m.sec);
             status[i] = Status::Failed(Error::Integrity);
         }
         u.zeroize();

@@ -525,16 +525,26 @@ unsafe fn tail_g<T: Vector, const G: usize, const NR: usize>(
 /// `ks = E(ctr++)`. The MAC and counter blocks of all lanes go through
 /// each round together.
 ///
-/// `mac`, `ks`, `ctr` hold at least `G * B` blocks; `p` holds `G * B`
-/// pointers, each valid for `16 * steps` bytes of reads and, for lanes
-/// below `active`, writes, and not overlapping each other.
+/// With `AHEAD` (protect with the body moved 8 octets up), the block
+/// processed in a step is the one read a step earlier (`pend`), and the
+/// step reads the block after it before storing its output, which
+/// overlaps that next block.
+///
+/// `mac`, `ks`, `ctr` (and with `AHEAD`, `pend`) hold at least `G * B`
+/// blocks; `rp` and `wp` hold `G * B` pointers; `rp[j]` is valid for
+/// `16 * steps` bytes of reads (`16 * (steps + 1)` with `AHEAD`), `wp[j]`
+/// for lanes below `active` for `16 * steps` bytes of writes; the regions
+/// of different lanes do not overlap.
 #[inline(always)]
-unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, const AHEAD: bool>(
     rk: &[Blk; 15],
     mac_s: *mut Blk,
     ks_s: *mut Blk,
     ctr_s: *mut Blk,
-    p: &[*mut u8],
+    pend_s: *mut Blk,
+    rp: &[*mut u8],
+    wp: &[*mut u8],
     active: usize,
     steps: usize,
 ) {
@@ -553,10 +563,14 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let mut x = [k[0]; G];
     let mut ks = [k[0]; G];
     let mut ctr = [k[0]; G];
+    let mut pend = [k[0]; G];
     let mut n = [0usize; G];
     for g in 0..G {
         x[g] = T::load(mac_s.add(g * T::B)).xor(k[NR]).declast(zero);
         ks[g] = T::load(ks_s.add(g * T::B));
+        if AHEAD {
+            pend[g] = T::load(pend_s.add(g * T::B));
+        }
         ctr[g] = T::load(ctr_s.add(g * T::B)).rev(rev);
         n[g] = active.saturating_sub(g * T::B).min(T::B);
     }
@@ -564,10 +578,16 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         let off = 16 * s;
         let mut c = [k[0]; G];
         for g in 0..G {
-            let lanes = &p[g * T::B..];
-            let d = T::gather(lanes, off);
+            let r = &rp[g * T::B..];
+            let d = if AHEAD {
+                let d = pend[g];
+                pend[g] = T::gather(r, off + 16);
+                d
+            } else {
+                T::gather(r, off)
+            };
             let o = d.xor(ks[g]);
-            o.scatter(lanes, off, n[g]);
+            o.scatter(&wp[g * T::B..], off, n[g]);
             let pt = if DEC { o } else { d };
             x[g] = x[g].enclast(kx.xor(pt));
             c[g] = ctr[g].rev(rev).xor(k[0]);
@@ -587,6 +607,9 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         x[g].enclast(k[NR]).store(mac_s.add(g * T::B));
         ks[g].store(ks_s.add(g * T::B));
         ctr[g].rev(rev).store(ctr_s.add(g * T::B));
+        if AHEAD {
+            pend[g].store(pend_s.add(g * T::B));
+        }
     }
 }
 
@@ -604,18 +627,24 @@ macro_rules! wrappers {
         unsafe fn $body<const G: usize, const NR: usize, const DEC: bool>(
             rk: &[Blk; 15],
             st: &mut Lanes,
-            p: &[*mut u8; MAX_LANES],
+            rp: &[*mut u8; MAX_LANES],
+            wp: &[*mut u8; MAX_LANES],
             steps: usize,
         ) {
-            body_g::<$T, G, NR, DEC>(
-                rk,
+            // Protect reads ahead (the output moves 8 octets up);
+            // unprotect's output moves down and needs no look-ahead.
+            let (mac, ks, ctr, pend, active) = (
                 st.mac.as_mut_ptr(),
                 st.ks.as_mut_ptr(),
                 st.ctr.as_mut_ptr(),
-                p,
+                st.pend.as_mut_ptr(),
                 st.active,
-                steps,
-            )
+            );
+            if DEC {
+                body_g::<$T, G, NR, true, false>(rk, mac, ks, ctr, pend, rp, wp, active, steps)
+            } else {
+                body_g::<$T, G, NR, false, true>(rk, mac, ks, ctr, pend, rp, wp, active, steps)
+            }
         }
     };
 }
@@ -722,33 +751,71 @@ pub(super) fn body(
     if !has(path) || active == 0 || active > MAX_LANES {
         return;
     }
-    let mut p = [core::ptr::null_mut::<u8>(); MAX_LANES];
+    let mut rp = [core::ptr::null_mut::<u8>(); MAX_LANES];
+    let mut wp = [core::ptr::null_mut::<u8>(); MAX_LANES];
+    let rspan = if dec { 16 * steps } else { 16 * (steps + 1) };
     for j in 0..active {
-        let (job, off) = (lanes.job[j], lanes.off[j]);
-        match bufs.get_mut(job).and_then(|b| b.get_mut(off..)) {
-            Some(b) if b.len() >= 16 * steps => p[j] = b.as_mut_ptr(),
-            _ => return,
+        let (job, rd, wr) = (lanes.job[j], lanes.rd[j], lanes.wr[j]);
+        let Some(b) = bufs.get_mut(job) else {
+            return;
+        };
+        if rd.checked_add(rspan).is_none_or(|e| e > b.len())
+            || wr.checked_add(16 * steps).is_none_or(|e| e > b.len())
+        {
+            return;
+        }
+        // Both pointers come from the one `&mut` slice of this frame.
+        let base = b.as_mut_ptr();
+        // SAFETY: `rd` and `wr` are at most `b.len()` (checked just
+        // above), so the offsets stay inside (or one past) the slice.
+        unsafe {
+            rp[j] = base.add(rd);
+            wp[j] = base.add(wr);
         }
     }
     for j in active..MAX_LANES {
-        p[j] = p[0];
+        rp[j] = rp[0];
+        wp[j] = wp[0];
     }
     let nr = k.nr;
     let rk = &k.rk;
     // SAFETY: the instruction set of each wrapper was detected (`has`).
-    // Each `p[j]` for an active lane points into a different frame buffer
-    // (distinct `&mut` slices of `bufs`, checked distinct by the caller)
-    // with at least `16 * steps` bytes after it (checked just above), so
-    // the kernel's reads and writes stay in bounds and never alias. Lanes
-    // from `active` on repeat `p[0]` and are only read through, never
-    // written (the kernel stores `min(B, active - g*B)` blocks per
-    // register). `G * B <= MAX_LANES` for every G picked below, so the
-    // state arrays of `lanes` cover every register loaded.
+    // Each `rp[j]`/`wp[j]` pair of an active lane points into its own
+    // frame buffer (distinct `&mut` slices of `bufs`, checked distinct by
+    // the caller), with the bytes the kernel reads (`16 * steps`, one
+    // block more when protecting) and writes (`16 * steps`) after them
+    // (checked just above), so every access is in bounds and lanes never
+    // alias each other. Within a lane, reads and writes overlap only as
+    // the kernel orders them (a block is read before the store over it).
+    // Lanes from `active` on repeat lane 0's pointers and are only read
+    // through, never written (the kernel stores `min(B, active - g*B)`
+    // blocks per register). `G * B <= MAX_LANES` for every G picked
+    // below, so the state arrays of `lanes` cover every register loaded.
     unsafe {
         match path {
-            Path::Avx512 => pick!(body_z, active.div_ceil(4), nr, dec, rk, lanes, &p, steps),
-            Path::Avx2 => pick!(body_y, active.div_ceil(2), nr, dec, rk, lanes, &p, steps),
-            _ => pick!(body_x, active, nr, dec, rk, lanes, &p, steps),
+            Path::Avx512 => pick!(
+                body_z,
+                active.div_ceil(4),
+                nr,
+                dec,
+                rk,
+                lanes,
+                &rp,
+                &wp,
+                steps
+            ),
+            Path::Avx2 => pick!(
+                body_y,
+                active.div_ceil(2),
+                nr,
+                dec,
+                rk,
+                lanes,
+                &rp,
+                &wp,
+                steps
+            ),
+            _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, &wp, steps),
         }
     }
 }
@@ -795,11 +862,13 @@ unsafe fn fused_x<const NR: usize, const DEC: bool>(
     let steps = body.len() / 16;
     if steps > 0 {
         let p = [body.as_mut_ptr()];
-        body_g::<X, 1, NR, DEC>(
+        body_g::<X, 1, NR, DEC, false>(
             rk,
             st_mac.as_mut_ptr(),
             st_ks.as_mut_ptr(),
             st_ctr.as_mut_ptr(),
+            st_ctr.as_mut_ptr(),
+            &p,
             &p,
             1,
             steps,
