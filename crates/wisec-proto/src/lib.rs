@@ -28,6 +28,7 @@ pub mod discosec;
 pub mod fourway;
 pub mod group_key;
 pub mod pmf;
+mod queue;
 pub mod rsn;
 pub mod time;
 
