@@ -27,6 +27,7 @@ extern crate alloc;
 pub mod discosec;
 pub mod fourway;
 pub mod group_key;
+mod mgmt;
 pub mod pmf;
 mod queue;
 pub mod rsn;

@@ -2,9 +2,8 @@
 
 use super::Error;
 use wisec_wire::element::ElementId;
-use wisec_wire::frame_control::{FrameControl, FrameType};
 use wisec_wire::mgmt::MgmtSubtype;
-use wisec_wire::{HeaderRepr, MacAddr};
+use wisec_wire::MacAddr;
 
 /// The largest frame the state machines build (a beacon with a P-384 key
 /// and 62 tokens needs about 450 octets).
@@ -55,18 +54,8 @@ pub(crate) fn mgmt_header(
     seq_num: u16,
     fixed: &[u8],
 ) -> Result<usize, Error> {
-    let h = HeaderRepr {
-        frame_control: FrameControl::new(FrameType::Management, subtype.to_u8()),
-        duration: 0,
-        addr1,
-        addr2: Some(addr2),
-        addr3: Some(addr3),
-        sequence_control: Some((seq_num & 0x0fff) << 4),
-        addr4: None,
-        qos_control: None,
-        ht_control: None,
-    };
-    let n = h.emit(buf).map_err(|_| Error::BufferTooSmall)?;
+    let n = crate::mgmt::emit_header(buf, subtype, addr1, addr2, addr3, seq_num)
+        .map_err(|_| Error::BufferTooSmall)?;
     let end = n + fixed.len();
     buf.get_mut(n..end)
         .ok_or(Error::BufferTooSmall)?

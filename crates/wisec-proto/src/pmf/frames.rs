@@ -2,10 +2,9 @@
 
 use super::Error;
 use wisec_wire::data::{Addressing, DataFrame};
-use wisec_wire::frame_control::{FrameControl, FrameType};
 use wisec_wire::llc::{EtherType, SnapRepr};
 use wisec_wire::mgmt::MgmtSubtype;
-use wisec_wire::{HeaderRepr, MacAddr};
+use wisec_wire::MacAddr;
 
 /// Longest frame the PMF machines build or accept for processing.
 pub const MAX_FRAME: usize = 1024;
@@ -45,19 +44,8 @@ pub(crate) fn mgmt_header(
     addr3: MacAddr,
     seq: u16,
 ) -> Result<usize, Error> {
-    HeaderRepr {
-        frame_control: FrameControl::new(FrameType::Management, subtype.to_u8()),
-        duration: 0,
-        addr1,
-        addr2: Some(addr2),
-        addr3: Some(addr3),
-        sequence_control: Some((seq & 0x0fff) << 4),
-        addr4: None,
-        qos_control: None,
-        ht_control: None,
-    }
-    .emit(buf)
-    .map_err(|_| Error::BufferTooSmall)
+    crate::mgmt::emit_header(buf, subtype, addr1, addr2, addr3, seq)
+        .map_err(|_| Error::BufferTooSmall)
 }
 
 /// Copies `bytes` to `buf` at `off`, returning the new offset.
