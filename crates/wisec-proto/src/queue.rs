@@ -144,4 +144,16 @@ mod tests {
         e.push(3);
         assert_eq!((e.pop(), e.pop(), e.pop()), (Some(2), Some(3), None));
     }
+
+    #[test]
+    fn full_queue_errors_are_buffer_too_small() {
+        assert_eq!(
+            <crate::pmf::Error as QueueFull>::queue_full(),
+            crate::pmf::Error::BufferTooSmall
+        );
+        assert_eq!(
+            <crate::discosec::Error as QueueFull>::queue_full(),
+            crate::discosec::Error::BufferTooSmall
+        );
+    }
 }

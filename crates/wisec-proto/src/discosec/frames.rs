@@ -99,14 +99,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn full_queue_is_buffer_too_small() {
-        let mut q: TxQueue<1> = TxQueue::new();
-        q.push::<Error>(|_| Ok(1)).unwrap();
-        assert_eq!(q.push(|_| Ok(1)), Err(Error::BufferTooSmall));
-        assert_eq!(q.pop().map(|f| f.len()), Some(1));
-    }
-
-    #[test]
     fn ssid() {
         assert!(Ssid::new(&[0; 33]).is_none());
         assert_eq!(Ssid::new(b"lab").unwrap().as_bytes(), b"lab");
