@@ -16,7 +16,7 @@ use wisec_wire::FrameControl;
 use zeroize::Zeroize;
 
 use crate::ccm::Ccm;
-use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
+use crate::{Error, Result, Unprotected};
 
 /// Longest AAD: FC (2), A1..A3 (18), SC (2), A4 (6), QC (2).
 pub const AAD_MAX_LEN: usize = 30;
@@ -257,6 +257,37 @@ pub(crate) fn unprotect_mpdu<S: MpduAead>(suite: &S, buf: &mut [u8]) -> Result<U
     Ok(Unprotected::new(plain_len, sec.pn, sec.key_id))
 }
 
+/// Implements [`FrameProtector`](crate::FrameProtector) for the [`MpduAead`] suite `$name` through
+/// [`protect_mpdu`] and [`unprotect_mpdu`]; `$header` is the length of its
+/// security header (CCMP and GCMP headers are both 8 octets).
+macro_rules! mpdu_frame_protector {
+    ($name:ident, $header:expr) => {
+        impl $crate::FrameProtector for $name {
+            fn overhead(&self) -> $crate::Overhead {
+                $crate::Overhead {
+                    header: $header,
+                    trailer: <Self as $crate::ccmp::MpduAead>::MIC_LEN,
+                }
+            }
+
+            fn protect_in_place(
+                &self,
+                buf: &mut [u8],
+                len: usize,
+                pn: u64,
+                key_id: u8,
+            ) -> $crate::Result<usize> {
+                $crate::ccmp::protect_mpdu(self, buf, len, pn, key_id)
+            }
+
+            fn unprotect_in_place(&self, buf: &mut [u8]) -> $crate::Result<$crate::Unprotected> {
+                $crate::ccmp::unprotect_mpdu(self, buf)
+            }
+        }
+    };
+}
+pub(crate) use mpdu_frame_protector;
+
 macro_rules! ccmp_suite {
     ($(#[$m:meta])* $name:ident, $key_len:expr, $mic:expr) => {
         $(#[$m])*
@@ -333,28 +364,7 @@ macro_rules! ccmp_suite {
             }
         }
 
-        impl FrameProtector for $name {
-            fn overhead(&self) -> Overhead {
-                Overhead {
-                    header: CCMP_HEADER_LEN,
-                    trailer: $mic,
-                }
-            }
-
-            fn protect_in_place(
-                &self,
-                buf: &mut [u8],
-                len: usize,
-                pn: u64,
-                key_id: u8,
-            ) -> Result<usize> {
-                protect_mpdu(self, buf, len, pn, key_id)
-            }
-
-            fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
-                unprotect_mpdu(self, buf)
-            }
-        }
+        mpdu_frame_protector!($name, CCMP_HEADER_LEN);
     };
 }
 
@@ -378,6 +388,7 @@ ccmp_suite!(
 mod tests {
     extern crate std;
     use super::*;
+    use crate::FrameProtector;
     use wisec_wire::frame_control::{data_subtype, mgmt_subtype};
     use wisec_wire::{FrameType, HeaderRepr, MacAddr};
 

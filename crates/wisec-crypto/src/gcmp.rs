@@ -10,8 +10,8 @@ use aes_gcm::{AeadInOut, Aes128Gcm, Aes256Gcm, KeyInit};
 use wisec_wire::mac_header::Header;
 use wisec_wire::security::{GCMP_HEADER_LEN, PN_MAX};
 
-use crate::ccmp::{pn_be, protect_mpdu, unprotect_mpdu, MpduAead};
-use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
+use crate::ccmp::{mpdu_frame_protector, pn_be, MpduAead};
+use crate::{Error, Result};
 
 /// Length of the GCM nonce of GCMP.
 pub const NONCE_LEN: usize = 12;
@@ -105,28 +105,7 @@ macro_rules! gcmp_suite {
             }
         }
 
-        impl FrameProtector for $name {
-            fn overhead(&self) -> Overhead {
-                Overhead {
-                    header: GCMP_HEADER_LEN,
-                    trailer: MIC_LEN,
-                }
-            }
-
-            fn protect_in_place(
-                &self,
-                buf: &mut [u8],
-                len: usize,
-                pn: u64,
-                key_id: u8,
-            ) -> Result<usize> {
-                protect_mpdu(self, buf, len, pn, key_id)
-            }
-
-            fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
-                unprotect_mpdu(self, buf)
-            }
-        }
+        mpdu_frame_protector!($name, GCMP_HEADER_LEN);
     };
 }
 

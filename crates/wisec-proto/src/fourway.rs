@@ -165,6 +165,48 @@ struct Installed {
     tx_pn: u64,
 }
 
+/// Installs `ptk` unless it is the PTK already in use, which keeps its
+/// packet number (a retransmitted message 3 or 4 must not reset it:
+/// KRACK); true when it was installed.
+fn install_ptk(installed: &mut Option<Installed>, ptk: Ptk, anonce: [u8; 32]) -> bool {
+    let same = installed
+        .as_ref()
+        .is_some_and(|i| crate::rsn::ct_eq(i.ptk.as_bytes(), ptk.as_bytes()));
+    if !same {
+        *installed = Some(Installed {
+            ptk,
+            anonce,
+            tx_pn: 0,
+        });
+    }
+    !same
+}
+
+/// The next packet number under the installed PTK (1, 2, ...), or `None`
+/// without one.
+fn next_pn(installed: &mut Option<Installed>) -> Option<u64> {
+    let i = installed.as_mut()?;
+    i.tx_pn += 1;
+    Some(i.tx_pn)
+}
+
+/// Parses an EAPOL-Key PDU and checks that its descriptor type and
+/// version are the negotiated ones.
+fn parse_eapol_key<'a>(
+    assoc: &Association,
+    alg: MicAlgorithm,
+    pdu: &'a [u8],
+) -> Result<UnverifiedKeyFrame<'a>, HandshakeError> {
+    let frame = UnverifiedKeyFrame::parse(pdu, alg.mic_len())?;
+    let ki = frame.frame().key_info();
+    if frame.frame().descriptor_type() != assoc.negotiated.descriptor
+        || ki.descriptor_version() != assoc.negotiated.descriptor_version()
+    {
+        return Err(HandshakeError::UnexpectedMessage);
+    }
+    Ok(frame)
+}
+
 fn pairwise_info(v: KeyDescriptorVersion) -> KeyInfo {
     KeyInfo::default()
         .with_descriptor_version(v)
@@ -314,9 +356,7 @@ impl Authenticator {
     /// The next packet number to protect a frame with under the installed
     /// PTK (1, 2, ...), or `None` without one.
     pub fn next_pn(&mut self) -> Option<u64> {
-        let i = self.installed.as_mut()?;
-        i.tx_pn += 1;
-        Some(i.tx_pn)
+        next_pn(&mut self.installed)
     }
 
     /// The PDU to send, once.
@@ -440,7 +480,6 @@ impl Authenticator {
         if now < deadline {
             return Ok(());
         }
-        let max = self.timing.max_tries;
         let next = now.plus_millis(self.timing.timeout_ms);
         match core::mem::replace(&mut self.state, AuthState::Failed(HandshakeError::Failed)) {
             AuthState::PtkStart {
@@ -449,10 +488,7 @@ impl Authenticator {
                 tries,
                 ..
             } => {
-                if tries >= max {
-                    return Err(self.fail(HandshakeError::FourWayTimeout));
-                }
-                self.replay_counter += 1;
+                self.next_try(tries, HandshakeError::FourWayTimeout)?;
                 self.send_message_1(&anonce)?;
                 self.state = AuthState::PtkStart {
                     anonce,
@@ -468,10 +504,7 @@ impl Authenticator {
                 tries,
                 ..
             } => {
-                if tries >= max {
-                    return Err(self.fail(HandshakeError::FourWayTimeout));
-                }
-                self.replay_counter += 1;
+                self.next_try(tries, HandshakeError::FourWayTimeout)?;
                 self.send_message_3(&anonce, &tptk, key_iv)?;
                 self.state = AuthState::PtkNegotiating {
                     anonce,
@@ -487,10 +520,7 @@ impl Authenticator {
                 tries,
                 ..
             } => {
-                if tries >= max {
-                    return Err(self.fail(HandshakeError::GroupKeyTimeout));
-                }
-                self.replay_counter += 1;
+                self.next_try(tries, HandshakeError::GroupKeyTimeout)?;
                 self.send_group_message_1(&keys, key_iv)?;
                 self.state = AuthState::GroupRekey {
                     keys,
@@ -501,6 +531,16 @@ impl Authenticator {
             }
             other => self.state = other,
         }
+        Ok(())
+    }
+
+    /// Before a retransmission: fails with `timeout` once `tries`
+    /// transmissions were made, else advances the Key Replay Counter.
+    fn next_try(&mut self, tries: u8, timeout: HandshakeError) -> Result<(), HandshakeError> {
+        if tries >= self.timing.max_tries {
+            return Err(self.fail(timeout));
+        }
+        self.replay_counter += 1;
         Ok(())
     }
 
@@ -563,13 +603,7 @@ impl Authenticator {
         if let AuthState::Failed(_) = self.state {
             return Err(HandshakeError::Failed);
         }
-        let frame = UnverifiedKeyFrame::parse(pdu, self.alg.mic_len())?;
-        let ki = frame.frame().key_info();
-        if frame.frame().descriptor_type() != self.assoc.negotiated.descriptor
-            || ki.descriptor_version() != self.assoc.negotiated.descriptor_version()
-        {
-            return Err(HandshakeError::UnexpectedMessage);
-        }
+        let frame = parse_eapol_key(&self.assoc, self.alg, pdu)?;
         match (frame.kind(), &self.state) {
             (MessageKind::FourWay2, AuthState::PtkStart { .. }) => {
                 self.on_message_2(now, frame, rng)
@@ -643,16 +677,7 @@ impl Authenticator {
         else {
             return Err(HandshakeError::UnexpectedMessage);
         };
-        let same = self
-            .installed
-            .as_ref()
-            .is_some_and(|i| crate::rsn::ct_eq(i.ptk.as_bytes(), tptk.as_bytes()));
-        if !same {
-            self.installed = Some(Installed {
-                ptk: tptk,
-                anonce,
-                tx_pn: 0,
-            });
+        if install_ptk(&mut self.installed, tptk, anonce) {
             self.events.push(Event::PtkInstalled);
         }
         self.events.push(Event::FourWayComplete);
@@ -800,9 +825,7 @@ impl Supplicant {
 
     /// The next packet number under the installed PTK.
     pub fn next_pn(&mut self) -> Option<u64> {
-        let i = self.installed.as_mut()?;
-        i.tx_pn += 1;
-        Some(i.tx_pn)
+        next_pn(&mut self.installed)
     }
 
     /// The PDU to send, once.
@@ -841,13 +864,7 @@ impl Supplicant {
         if let SuppState::Failed(_) = self.state {
             return Err(HandshakeError::Failed);
         }
-        let frame = UnverifiedKeyFrame::parse(pdu, self.alg.mic_len())?;
-        let ki = frame.frame().key_info();
-        if frame.frame().descriptor_type() != self.assoc.negotiated.descriptor
-            || ki.descriptor_version() != self.assoc.negotiated.descriptor_version()
-        {
-            return Err(HandshakeError::UnexpectedMessage);
-        }
+        let frame = parse_eapol_key(&self.assoc, self.alg, pdu)?;
         // IEEE Std 802.11-2020, 12.7.2 b.7: a counter not larger than
         // every verified one is a replay (checked before any work).
         if !self.fresh(frame.frame().replay_counter()) {
@@ -963,16 +980,7 @@ impl Supplicant {
         if let SuppState::AwaitingM3 { anonce, tptk, .. } =
             core::mem::replace(&mut self.state, SuppState::Done)
         {
-            let same = self
-                .installed
-                .as_ref()
-                .is_some_and(|i| crate::rsn::ct_eq(i.ptk.as_bytes(), tptk.as_bytes()));
-            if !same {
-                self.installed = Some(Installed {
-                    ptk: tptk,
-                    anonce,
-                    tx_pn: 0,
-                });
+            if install_ptk(&mut self.installed, tptk, anonce) {
                 self.ptk_installs += 1;
                 self.events.push(Event::PtkInstalled);
             }

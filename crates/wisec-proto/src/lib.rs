@@ -27,7 +27,9 @@ extern crate alloc;
 pub mod discosec;
 pub mod fourway;
 pub mod group_key;
+mod mgmt;
 pub mod pmf;
+mod queue;
 pub mod rsn;
 pub mod time;
 

@@ -3,6 +3,9 @@
 //! handshake of `wisec_proto::fourway` (its PTK and the IGTK of message 3
 //! installed into the PMF cores), then forged, replayed and lost frames.
 
+mod common;
+
+use common::{sta_addr, TestRng, BSSID};
 use std::collections::HashMap;
 use std::time::Duration;
 use wisec_crypto::ptk::Pmk;
@@ -19,45 +22,14 @@ use wisec_wire::llc::EtherType;
 use wisec_wire::mgmt::{MgmtFrame, MgmtSubtype};
 use wisec_wire::{ElementId, HeaderRepr, MacAddr, ReasonCode, StatusCode};
 
-/// SplitMix64: deterministic, NOT cryptographically secure; marked as a
-/// `CryptoRng` only so the tests are reproducible.
-#[derive(Clone)]
-struct TestRng(u64);
-
-impl rand_core::TryRng for TestRng {
-    type Error = core::convert::Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
-        Ok(self.try_next_u64()? as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Ok(z ^ (z >> 31))
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-        for c in dst.chunks_mut(8) {
-            let v = self.try_next_u64()?.to_le_bytes();
-            c.copy_from_slice(&v[..c.len()]);
-        }
-        Ok(())
-    }
-}
-impl rand_core::TryCryptoRng for TestRng {}
 impl rsn::Random for TestRng {
     fn fill_bytes(&mut self, dest: &mut [u8]) {
         rand_core::TryRng::try_fill_bytes(self, dest).unwrap();
     }
 }
 
-const BSSID: MacAddr = MacAddr([0x02, 0, 0, 0, 0, 0x01]);
 const SSID: &[u8] = b"wisec-pmf";
 const IGTK: [u8; 16] = [0x49; 16];
-
-fn sta_addr(i: usize) -> MacAddr {
-    MacAddr([0x02, 0, 0, 0, 1, i as u8])
-}
 
 fn pmk() -> Pmk {
     // A PMK as SAE or 802.1X would deliver it (PBKDF2 is slow in debug).

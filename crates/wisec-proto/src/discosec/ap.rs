@@ -570,13 +570,9 @@ impl<R: CryptoRng, const N: usize, const K: usize> Ap<R, N, K> {
         }
     }
 
-    fn rx_assoc(
-        &mut self,
-        now: Instant,
-        f: &MgmtFrame<&[u8]>,
-        sta: MacAddr,
-        reassoc: bool,
-    ) -> FrameResult {
+    /// The table index of `sta` once its frame `f` verified under the
+    /// station's session (a legacy station has none to check).
+    fn verified_station(&mut self, f: &MgmtFrame<&[u8]>, sta: MacAddr) -> Result<usize, Error> {
         let i = self.find(sta).ok_or(Error::NotAuthenticated)?;
         let Some(e) = self.stations[i].as_mut() else {
             return Err(Error::NotAuthenticated);
@@ -584,7 +580,18 @@ impl<R: CryptoRng, const N: usize, const K: usize> Ap<R, N, K> {
         if let Some(s) = e.session.as_mut() {
             s.open(f.as_bytes())?;
         }
-        if e.aid == 0 {
+        Ok(i)
+    }
+
+    fn rx_assoc(
+        &mut self,
+        now: Instant,
+        f: &MgmtFrame<&[u8]>,
+        sta: MacAddr,
+        reassoc: bool,
+    ) -> FrameResult {
+        let i = self.verified_station(f, sta)?;
+        if self.stations[i].as_ref().is_some_and(|e| e.aid == 0) {
             let aid = (1..=2007u16)
                 .find(|a| !self.stations.iter().flatten().any(|e| e.aid == *a))
                 .ok_or(Error::TableFull)?;
@@ -619,21 +626,17 @@ impl<R: CryptoRng, const N: usize, const K: usize> Ap<R, N, K> {
         sta: MacAddr,
         deauth: bool,
     ) -> FrameResult {
-        let i = self.find(sta).ok_or(Error::NotAuthenticated)?;
-        let Some(e) = self.stations[i].as_mut() else {
-            return Err(Error::NotAuthenticated);
-        };
-        if let Some(s) = e.session.as_mut() {
-            s.open(f.as_bytes())?;
-        }
+        let i = self.verified_station(f, sta)?;
         let reason = f.reason_code().unwrap_or(ReasonCode::UNSPECIFIED);
         if deauth {
             self.stations[i] = None;
             self.events.push(ApEvent::Deauthenticated { sta, reason });
         } else {
-            e.associated = false;
-            e.aid = 0;
-            e.last_seen = now;
+            if let Some(e) = self.stations[i].as_mut() {
+                e.associated = false;
+                e.aid = 0;
+                e.last_seen = now;
+            }
             self.events.push(ApEvent::Disassociated { sta, reason });
         }
         Ok(())

@@ -2,10 +2,9 @@
 
 use super::Error;
 use wisec_wire::data::{Addressing, DataFrame};
-use wisec_wire::frame_control::{FrameControl, FrameType};
 use wisec_wire::llc::{EtherType, SnapRepr};
 use wisec_wire::mgmt::MgmtSubtype;
-use wisec_wire::{HeaderRepr, MacAddr};
+use wisec_wire::MacAddr;
 
 /// Longest frame the PMF machines build or accept for processing.
 pub const MAX_FRAME: usize = 1024;
@@ -45,19 +44,8 @@ pub(crate) fn mgmt_header(
     addr3: MacAddr,
     seq: u16,
 ) -> Result<usize, Error> {
-    HeaderRepr {
-        frame_control: FrameControl::new(FrameType::Management, subtype.to_u8()),
-        duration: 0,
-        addr1,
-        addr2: Some(addr2),
-        addr3: Some(addr3),
-        sequence_control: Some((seq & 0x0fff) << 4),
-        addr4: None,
-        qos_control: None,
-        ht_control: None,
-    }
-    .emit(buf)
-    .map_err(|_| Error::BufferTooSmall)
+    crate::mgmt::emit_header(buf, subtype, addr1, addr2, addr3, seq)
+        .map_err(|_| Error::BufferTooSmall)
 }
 
 /// Copies `bytes` to `buf` at `off`, returning the new offset.
@@ -88,91 +76,14 @@ pub(crate) fn data_frame(
     put(buf, h + n, payload)
 }
 
-/// A ring of built frames waiting for `poll_transmit`.
-pub(crate) struct TxQueue<const Q: usize> {
-    frames: [[u8; MAX_FRAME]; Q],
-    lens: [usize; Q],
-    head: usize,
-    len: usize,
-    pub(crate) dropped: u64,
-}
+/// The frames waiting for `poll_transmit`.
+pub(crate) type TxQueue<const Q: usize> = crate::queue::TxQueue<MAX_FRAME, Q>;
 
-impl<const Q: usize> TxQueue<Q> {
-    pub(crate) const fn new() -> Self {
-        TxQueue {
-            frames: [[0; MAX_FRAME]; Q],
-            lens: [0; Q],
-            head: 0,
-            len: 0,
-            dropped: 0,
-        }
-    }
+pub(crate) use crate::queue::EventQueue;
 
-    /// Builds a frame with `build` into the next free slot; it is queued
-    /// only if `build` succeeds. A full queue drops the frame and counts
-    /// it.
-    pub(crate) fn push(
-        &mut self,
-        build: impl FnOnce(&mut [u8; MAX_FRAME]) -> Result<usize, Error>,
-    ) -> Result<(), Error> {
-        if self.len == Q || Q == 0 {
-            self.dropped += 1;
-            return Err(Error::BufferTooSmall);
-        }
-        let i = (self.head + self.len) % Q;
-        let n = build(&mut self.frames[i])?;
-        self.lens[i] = n.min(MAX_FRAME);
-        self.len += 1;
-        Ok(())
-    }
-
-    pub(crate) fn pop(&mut self) -> Option<&[u8]> {
-        if self.len == 0 {
-            return None;
-        }
-        let i = self.head;
-        self.head = (self.head + 1) % Q;
-        self.len -= 1;
-        self.frames[i].get(..self.lens[i])
-    }
-}
-
-/// A ring of events; when full the oldest is overwritten.
-pub(crate) struct EventQueue<T: Copy, const C: usize> {
-    items: [Option<T>; C],
-    head: usize,
-    len: usize,
-}
-
-impl<T: Copy, const C: usize> EventQueue<T, C> {
-    pub(crate) const fn new() -> Self {
-        EventQueue {
-            items: [None; C],
-            head: 0,
-            len: 0,
-        }
-    }
-
-    pub(crate) fn push(&mut self, e: T) {
-        if C == 0 {
-            return;
-        }
-        if self.len == C {
-            self.head = (self.head + 1) % C;
-            self.len -= 1;
-        }
-        self.items[(self.head + self.len) % C] = Some(e);
-        self.len += 1;
-    }
-
-    pub(crate) fn pop(&mut self) -> Option<T> {
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.items[self.head].take();
-        self.head = (self.head + 1) % C;
-        self.len -= 1;
-        e
+impl crate::queue::QueueFull for Error {
+    fn queue_full() -> Self {
+        Error::BufferTooSmall
     }
 }
 
@@ -216,25 +127,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn queues_drop_when_full() {
-        let mut q: TxQueue<2> = TxQueue::new();
-        q.push(|b| {
-            b[0] = 1;
-            Ok(1)
-        })
-        .unwrap();
-        assert!(q.push(|_| Err(Error::BufferTooSmall)).is_err());
-        q.push(|_| Ok(2)).unwrap();
-        assert!(q.push(|_| Ok(3)).is_err());
-        assert_eq!(q.dropped, 1);
-        assert_eq!(q.pop(), Some(&[1u8][..]));
-        assert_eq!(q.pop().map(|f| f.len()), Some(2));
-        assert_eq!(q.pop(), None);
-        let mut e: EventQueue<u8, 2> = EventQueue::new();
-        e.push(1);
-        e.push(2);
-        e.push(3);
-        assert_eq!((e.pop(), e.pop(), e.pop()), (Some(2), Some(3), None));
+    fn copy_in_rejects_oversize() {
         let mut s = [0u8; MAX_FRAME];
         assert!(copy_in(&mut s, &[0u8; MAX_FRAME + 1]).is_err());
     }

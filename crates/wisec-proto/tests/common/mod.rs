@@ -13,6 +13,7 @@ use wisec_wire::{ElementId, ElementWriter, HeaderRepr, MacAddr};
 
 /// SplitMix64: deterministic, NOT cryptographically secure. Marked as a
 /// `CryptoRng` only so the tests are reproducible.
+#[derive(Clone)]
 pub struct TestRng(pub u64);
 
 impl rand_core::TryRng for TestRng {
