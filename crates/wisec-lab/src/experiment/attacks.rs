@@ -26,6 +26,7 @@
 //! throughput, the stations in the Connected phase, the AP's state entries
 //! and its ECDH operations.
 
+use super::params::text;
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
@@ -173,10 +174,6 @@ impl Attacks {
         }
         Ok(a)
     }
-}
-
-fn text<'a>(spec: &'a TrialSpec, k: &str) -> Option<&'a str> {
-    spec.params.get(k).and_then(Value::as_str)
 }
 
 /// A forged management frame from `a2` to `a1` in the BSS.

@@ -21,6 +21,7 @@
 //! them); D4 = WT1 − WT0 and D5 = WT3 − WT2 on the wire (the request seen
 //! at the switch to the last answer seen there).
 
+use super::params::mean;
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -688,10 +689,6 @@ impl CcmUdp {
 }
 
 const D_NAMES: [&str; 6] = ["d0_ms", "d1_ms", "d2_ms", "d3_ms", "d4_ms", "d5_ms"];
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
 
 impl Experiment for CcmUdp {
     fn name(&self) -> &str {
