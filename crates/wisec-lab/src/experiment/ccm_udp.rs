@@ -21,7 +21,7 @@
 //! them); D4 = WT1 − WT0 and D5 = WT3 − WT2 on the wire (the request seen
 //! at the switch to the last answer seen there).
 
-use super::params::mean;
+use super::params::{mean, num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -776,17 +776,9 @@ endpoints and the wire delay D5 for each server-client pair of bare and Linux en
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
         let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
-        let pair = spec
-            .params
-            .get("pair")
-            .and_then(Value::as_str)
-            .ok_or_else(bad)?;
+        let pair = text(spec, "pair").ok_or_else(bad)?;
         let (s, c) = self.pair(pair).ok_or_else(bad)?;
-        let n = spec
-            .params
-            .get("n")
-            .and_then(Value::as_f64)
-            .ok_or_else(bad)? as usize;
+        let n = num(spec, "n").ok_or_else(bad)? as usize;
         let t = exchange(
             s,
             c,
@@ -846,8 +838,8 @@ endpoints and the wire delay D5 for each server-client pair of bare and Linux en
                 let these: Vec<&TrialResult> = results
                     .iter()
                     .filter(|r| {
-                        r.spec.params.get("pair").and_then(Value::as_str) == Some(pair.as_str())
-                            && r.spec.params.get("n").and_then(Value::as_f64) == Some(n as f64)
+                        text(&r.spec, "pair") == Some(pair.as_str())
+                            && num(&r.spec, "n") == Some(n as f64)
                     })
                     .collect();
                 if these.is_empty() {
