@@ -26,7 +26,7 @@
 //! throughput, the stations in the Connected phase, the AP's state entries
 //! and its ECDH operations.
 
-use super::params::text;
+use super::params::{bad_params, text};
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
@@ -420,7 +420,7 @@ and joins again).",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let attack = text(spec, "attack").ok_or_else(bad)?.to_string();
         let protection = text(spec, "protection").ok_or_else(bad)?;
         let sec = security(protection).ok_or_else(bad)?;

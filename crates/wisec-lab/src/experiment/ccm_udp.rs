@@ -21,7 +21,7 @@
 //! them); D4 = WT1 − WT0 and D5 = WT3 − WT2 on the wire (the request seen
 //! at the switch to the last answer seen there).
 
-use super::params::{mean, num, text};
+use super::params::{bad_params, mean, num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -775,7 +775,7 @@ endpoints and the wire delay D5 for each server-client pair of bare and Linux en
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let pair = text(spec, "pair").ok_or_else(bad)?;
         let (s, c) = self.pair(pair).ok_or_else(bad)?;
         let n = num(spec, "n").ok_or_else(bad)? as usize;

@@ -21,7 +21,7 @@
 //! agreement without RTS. Every PPDU of the channel goes through
 //! [`analyze`] for the seed's Table 3 breakdown.
 
-use super::params::{list, mean, num};
+use super::params::{bad_params, list, mean, num};
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
@@ -492,7 +492,7 @@ of competing 90/10 TCP/UDP traffic on the path.",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let n = num(spec, "clients").ok_or_else(bad)? as u32;
         let c = num(spec, "competing_mbps").ok_or_else(bad)? as u32;
         let o = run_once(

@@ -22,7 +22,7 @@
 //! a load u leaves 1 − u of the processor), to the frames' time.
 
 use super::overhead::{build, run, LinkScenario};
-use super::params::{list, mean, num, text};
+use super::params::{bad_params, list, mean, num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -352,7 +352,7 @@ the HT PHY at MCS 6)",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let profile = fitted_profile(text(spec, "profile").ok_or_else(bad)?, env.calibration)
             .ok_or_else(bad)?;
         let kex = text(spec, "kind") == Some("kex");

@@ -13,7 +13,7 @@
 //! crypto costs nothing, as on the Cisco hardware, the client a Pentium 4)
 //! and `soho` (seed 001's SOHO comparison: a WRT54G-class AP at 11 Mb/s).
 
-use super::params::num;
+use super::params::{bad_params, num};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Secrets, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -670,7 +670,7 @@ node's processor from the calibration and its device profile.",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let cname = text(spec, "config").ok_or_else(bad)?;
         let c = self.config(&cname).ok_or_else(bad)?;
         let sec = text(spec, "suite")

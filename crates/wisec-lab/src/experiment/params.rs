@@ -13,6 +13,11 @@ pub(crate) fn num(spec: &TrialSpec, k: &str) -> Option<f64> {
     spec.params.get(k).and_then(Value::as_f64)
 }
 
+/// The error of a trial whose parameters do not fit its experiment.
+pub(crate) fn bad_params(spec: &TrialSpec) -> ExperimentError {
+    ExperimentError(format!("trial {}: bad parameters", spec.label))
+}
+
 /// The mean of `v`, `None` when it is empty.
 pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
