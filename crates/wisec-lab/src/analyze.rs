@@ -426,24 +426,30 @@ pub fn analyze(frames: impl IntoIterator<Item = AirRecord>) -> Analysis {
     a
 }
 
+/// One row for all of `c`'s groups, their delays summed; `None` when there
+/// is none.
+fn summed_row(groups: &[Group], c: Component) -> Option<Row> {
+    let gs: Vec<&Group> = groups.iter().filter(|g| g.component == c).collect();
+    if gs.is_empty() {
+        return None;
+    }
+    Some(Row {
+        component: c,
+        k: None,
+        packets: gs
+            .iter()
+            .map(|g| g.packets())
+            .collect::<Vec<_>>()
+            .join(", "),
+        groups: gs.len(),
+        delay_us: gs.iter().map(|g| g.delay_us).sum(),
+    })
+}
+
 fn rows(groups: &[Group]) -> Vec<Row> {
     let mut out = Vec::new();
     for c in [Component::Handshake, Component::GetOk] {
-        let gs: Vec<&Group> = groups.iter().filter(|g| g.component == c).collect();
-        if gs.is_empty() {
-            continue;
-        }
-        out.push(Row {
-            component: c,
-            k: None,
-            packets: gs
-                .iter()
-                .map(|g| g.packets())
-                .collect::<Vec<_>>()
-                .join(", "),
-            groups: gs.len(),
-            delay_us: gs.iter().map(|g| g.delay_us).sum(),
-        });
+        out.extend(summed_row(groups, c));
     }
     for c in [Component::Data, Component::TcpAcks] {
         let mut by_k: BTreeMap<usize, Vec<&Group>> = BTreeMap::new();
@@ -460,23 +466,7 @@ fn rows(groups: &[Group]) -> Vec<Row> {
             });
         }
     }
-    let gs: Vec<&Group> = groups
-        .iter()
-        .filter(|g| g.component == Component::Close)
-        .collect();
-    if !gs.is_empty() {
-        out.push(Row {
-            component: Component::Close,
-            k: None,
-            packets: gs
-                .iter()
-                .map(|g| g.packets())
-                .collect::<Vec<_>>()
-                .join(", "),
-            groups: gs.len(),
-            delay_us: gs.iter().map(|g| g.delay_us).sum(),
-        });
-    }
+    out.extend(summed_row(groups, Component::Close));
     out
 }
 

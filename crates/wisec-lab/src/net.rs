@@ -200,6 +200,27 @@ pub struct AppStats {
     pub rtt_max_ns: Option<u64>,
 }
 
+impl AppStats {
+    /// `n` payload octets reached the sink at `now`.
+    fn received(&mut self, n: u64, now: Time) {
+        self.recv_bytes += n;
+        self.first_rx.get_or_insert(now);
+        self.last_rx = Some(now);
+    }
+}
+
+/// Reads everything the TCP socket holds; the octets read.
+fn drain(s: &mut tcp::Socket) -> usize {
+    let mut got = 0usize;
+    while s.can_recv() {
+        match s.recv(|b| (b.len(), b.len())) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    got
+}
+
 #[derive(Debug)]
 enum App {
     Idle,
@@ -452,17 +473,9 @@ impl Stack {
         // Sinks.
         if let Some(h) = self.tcp_sink {
             let s = self.sockets.get_mut::<tcp::Socket>(h);
-            let mut got = 0usize;
-            while s.can_recv() {
-                match s.recv(|b| (b.len(), b.len())) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => got += n,
-                }
-            }
+            let got = drain(s);
             if got > 0 {
-                self.stats.recv_bytes += got as u64;
-                self.stats.first_rx.get_or_insert(now);
-                self.stats.last_rx = Some(now);
+                self.stats.received(got as u64, now);
                 if let (Traffic::Serve { bytes }, None) = (&self.traffic, self.serving) {
                     self.serving = Some(*bytes);
                     self.stats.started.get_or_insert(now);
@@ -492,10 +505,8 @@ impl Stack {
         if let Some(h) = self.udp_sink {
             let s = self.sockets.get_mut::<udp::Socket>(h);
             while let Ok((b, _)) = s.recv() {
-                self.stats.recv_bytes += b.len() as u64;
+                self.stats.received(b.len() as u64, now);
                 self.stats.recv_datagrams += 1;
-                self.stats.first_rx.get_or_insert(now);
-                self.stats.last_rx = Some(now);
             }
         }
         // Generators.
@@ -560,17 +571,9 @@ impl Stack {
                         self.stats.sent_bytes += *request as u64;
                     }
                 }
-                let mut got = 0usize;
-                while s.can_recv() {
-                    match s.recv(|b| (b.len(), b.len())) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => got += n,
-                    }
-                }
+                let got = drain(s);
                 if got > 0 {
-                    self.stats.recv_bytes += got as u64;
-                    self.stats.first_rx.get_or_insert(now);
-                    self.stats.last_rx = Some(now);
+                    self.stats.received(got as u64, now);
                 }
                 if self.stats.finished.is_none() && self.stats.recv_bytes >= *bytes {
                     self.stats.finished = Some(now);

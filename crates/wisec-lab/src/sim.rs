@@ -1625,6 +1625,20 @@ impl Simulator {
         }
     }
 
+    /// A frame the MAC made itself, not yet tried.
+    fn fresh_pending(mpdu: Vec<u8>, ra: MacAddr, rate: Rate) -> Pending {
+        Self::pending_from(
+            Queued {
+                mpdu,
+                ra,
+                token: 0,
+                qos: None,
+                tries: 0,
+            },
+            rate,
+        )
+    }
+
     /// The HT MAC's next transmission: a frame the MAC made, an A-MPDU of
     /// QoS Data under an agreement, or a single frame.
     fn pull_ht(&mut self, sta: usize) {
@@ -1634,16 +1648,7 @@ impl Simulator {
         let rate = self.stas[sta].cfg.data_rate;
         if let Some((f, bar)) = self.stas[sta].mac_frames.pop_front() {
             let ra = FrameInfo::parse(&f).map_or(MacAddr::BROADCAST, |i| i.ra);
-            let mut p = Self::pending_from(
-                Queued {
-                    mpdu: f,
-                    ra,
-                    token: 0,
-                    qos: None,
-                    tries: 0,
-                },
-                rate,
-            );
+            let mut p = Self::fresh_pending(f, ra, rate);
             p.internal = true;
             p.bar = bar;
             self.stas[sta].cur = Some(p);
@@ -1717,16 +1722,7 @@ impl Simulator {
                     ssn,
                 );
                 s.ba_out.insert((ra, tid), BaOut::Requested);
-                let mut p = Self::pending_from(
-                    Queued {
-                        mpdu: f,
-                        ra,
-                        token: 0,
-                        qos: None,
-                        tries: 0,
-                    },
-                    rate,
-                );
+                let mut p = Self::fresh_pending(f, ra, rate);
                 p.internal = true;
                 s.cur = Some(p);
             }
@@ -1754,16 +1750,7 @@ impl Simulator {
                 let n = subs.len().max(1);
                 let s = &mut self.stas[sta];
                 let taken: Vec<Queued> = s.queue.drain(..n.min(s.queue.len())).collect();
-                let mut p = Self::pending_from(
-                    Queued {
-                        mpdu: Vec::new(),
-                        ra,
-                        token: 0,
-                        qos: None,
-                        tries: 0,
-                    },
-                    rate,
-                );
+                let mut p = Self::fresh_pending(Vec::new(), ra, rate);
                 p.attempts = 0;
                 p.data_sent = 0;
                 p.subs = taken;

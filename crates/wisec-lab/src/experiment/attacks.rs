@@ -26,6 +26,7 @@
 //! throughput, the stations in the Connected phase, the AP's state entries
 //! and its ECDH operations.
 
+use super::params::{bad_params, text};
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
@@ -173,10 +174,6 @@ impl Attacks {
         }
         Ok(a)
     }
-}
-
-fn text<'a>(spec: &'a TrialSpec, k: &str) -> Option<&'a str> {
-    spec.params.get(k).and_then(Value::as_str)
 }
 
 /// A forged management frame from `a2` to `a1` in the BSS.
@@ -423,7 +420,7 @@ and joins again).",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let attack = text(spec, "attack").ok_or_else(bad)?.to_string();
         let protection = text(spec, "protection").ok_or_else(bad)?;
         let sec = security(protection).ok_or_else(bad)?;

@@ -21,6 +21,7 @@
 //! them); D4 = WT1 − WT0 and D5 = WT3 − WT2 on the wire (the request seen
 //! at the switch to the last answer seen there).
 
+use super::params::{bad_params, mean, num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -689,10 +690,6 @@ impl CcmUdp {
 
 const D_NAMES: [&str; 6] = ["d0_ms", "d1_ms", "d2_ms", "d3_ms", "d4_ms", "d5_ms"];
 
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
 impl Experiment for CcmUdp {
     fn name(&self) -> &str {
         "ccm-udp"
@@ -778,18 +775,10 @@ endpoints and the wire delay D5 for each server-client pair of bare and Linux en
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
-        let pair = spec
-            .params
-            .get("pair")
-            .and_then(Value::as_str)
-            .ok_or_else(bad)?;
+        let bad = || bad_params(spec);
+        let pair = text(spec, "pair").ok_or_else(bad)?;
         let (s, c) = self.pair(pair).ok_or_else(bad)?;
-        let n = spec
-            .params
-            .get("n")
-            .and_then(Value::as_f64)
-            .ok_or_else(bad)? as usize;
+        let n = num(spec, "n").ok_or_else(bad)? as usize;
         let t = exchange(
             s,
             c,
@@ -849,8 +838,8 @@ endpoints and the wire delay D5 for each server-client pair of bare and Linux en
                 let these: Vec<&TrialResult> = results
                     .iter()
                     .filter(|r| {
-                        r.spec.params.get("pair").and_then(Value::as_str) == Some(pair.as_str())
-                            && r.spec.params.get("n").and_then(Value::as_f64) == Some(n as f64)
+                        text(&r.spec, "pair") == Some(pair.as_str())
+                            && num(&r.spec, "n") == Some(n as f64)
                     })
                     .collect();
                 if these.is_empty() {

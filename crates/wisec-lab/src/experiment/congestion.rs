@@ -21,6 +21,7 @@
 //! agreement without RTS. Every PPDU of the channel goes through
 //! [`analyze`] for the seed's Table 3 breakdown.
 
+use super::params::{bad_params, list, mean, num};
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
@@ -109,16 +110,6 @@ fn mac(kind: u8, i: u8) -> MacAddr {
 
 fn ip(i: u8) -> [u8; 4] {
     [10, 30, 0, i]
-}
-
-fn list<T>(v: &str, what: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, ExperimentError> {
-    v.trim_matches(|c| c == '[' || c == ']')
-        .split(',')
-        .map(|x| {
-            let x = x.trim().trim_matches('"');
-            f(x).ok_or_else(|| ExperimentError(format!("{what}: '{x}' is not valid")))
-        })
-        .collect()
 }
 
 /// The experiment.
@@ -416,14 +407,6 @@ pub fn run_once(
     out
 }
 
-fn num(spec: &TrialSpec, k: &str) -> Option<f64> {
-    spec.params.get(k).and_then(Value::as_f64)
-}
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
 impl Experiment for Congestion {
     fn name(&self) -> &str {
         "congestion"
@@ -509,7 +492,7 @@ of competing 90/10 TCP/UDP traffic on the path.",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let n = num(spec, "clients").ok_or_else(bad)? as u32;
         let c = num(spec, "competing_mbps").ok_or_else(bad)? as u32;
         let o = run_once(

@@ -22,6 +22,7 @@
 //! a load u leaves 1 − u of the processor), to the frames' time.
 
 use super::overhead::{build, run, LinkScenario};
+use super::params::{bad_params, list, mean, num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -145,16 +146,6 @@ pub struct Discosec {
     seed: u64,
 }
 
-fn list<T>(v: &str, what: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, ExperimentError> {
-    v.trim_matches(|c| c == '[' || c == ']')
-        .split(',')
-        .map(|x| {
-            let x = x.trim().trim_matches('"');
-            f(x).ok_or_else(|| ExperimentError(format!("{what}: '{x}' is not valid")))
-        })
-        .collect()
-}
-
 impl Discosec {
     /// The experiment with `opts` applied. Overrides:
     /// `profiles=cube,routerboard,laptop,host`, `aggregation=false,true`
@@ -228,20 +219,8 @@ impl Discosec {
     }
 }
 
-fn text<'a>(spec: &'a TrialSpec, k: &str) -> Option<&'a str> {
-    spec.params.get(k).and_then(Value::as_str)
-}
-
-fn num(spec: &TrialSpec, k: &str) -> Option<f64> {
-    spec.params.get(k).and_then(Value::as_f64)
-}
-
 fn aggregated(spec: &TrialSpec) -> bool {
     matches!(spec.params.get("aggregation"), Some(Value::Bool(true)))
-}
-
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 impl Experiment for Discosec {
@@ -373,7 +352,7 @@ the HT PHY at MCS 6)",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let profile = fitted_profile(text(spec, "profile").ok_or_else(bad)?, env.calibration)
             .ok_or_else(bad)?;
         let kex = text(spec, "kind") == Some("kex");

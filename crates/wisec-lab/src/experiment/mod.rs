@@ -17,6 +17,7 @@ pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
 pub mod overhead;
+mod params;
 pub mod saturation;
 
 use crate::cost::Calibration;

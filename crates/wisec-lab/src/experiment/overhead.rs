@@ -13,6 +13,7 @@
 //! crypto costs nothing, as on the Cisco hardware, the client a Pentium 4)
 //! and `soho` (seed 001's SOHO comparison: a WRT54G-class AP at 11 Mb/s).
 
+use super::params::{bad_params, num};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Secrets, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -669,7 +670,7 @@ node's processor from the calibration and its device profile.",
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        let bad = || ExperimentError(format!("trial {}: bad parameters", spec.label));
+        let bad = || bad_params(spec);
         let cname = text(spec, "config").ok_or_else(bad)?;
         let c = self.config(&cname).ok_or_else(bad)?;
         let sec = text(spec, "suite")
@@ -744,7 +745,7 @@ node's processor from the calibration and its device profile.",
                 text(&r.spec, "config"),
                 text(&r.spec, "measure"),
                 text(&r.spec, "suite").and_then(|s| Security::from_name(&s)),
-                r.spec.params.get("rate_mbps").and_then(Value::as_f64),
+                num(&r.spec, "rate_mbps"),
             ) else {
                 continue;
             };

@@ -2,6 +2,7 @@
 //! one access point; the simulated throughput is set beside Bianchi's model
 //! computed for the same PHY, frame size and contention window.
 
+use super::params::{num, text};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -727,9 +728,8 @@ IEEE JSAC 18(3), 2000) computed for the same PHY timing, frame size and contenti
                 let these: Vec<&TrialResult> = results
                     .iter()
                     .filter(|r| {
-                        r.spec.params.get("stations").and_then(Value::as_f64) == Some(f64::from(n))
-                            && r.spec.params.get("access").and_then(Value::as_str)
-                                == Some(access_name(rts))
+                        num(&r.spec, "stations") == Some(f64::from(n))
+                            && text(&r.spec, "access") == Some(access_name(rts))
                     })
                     .collect();
                 let (mr, _) = model(&self.cfg, n, rts);

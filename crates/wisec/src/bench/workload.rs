@@ -143,7 +143,12 @@ pub fn frame_protector<P: FrameProtector + 'static>(
         }
         Ok(())
     });
-    Ok(vec![
+    Ok(protect_unprotect(protect, unprotect))
+}
+
+/// The two timed jobs of a suite, neither with an untimed set-up.
+fn protect_unprotect(protect: RunFn, unprotect: RunFn) -> Vec<Job> {
+    vec![
         Job {
             op: Op::Protect,
             run: protect,
@@ -154,7 +159,7 @@ pub fn frame_protector<P: FrameProtector + 'static>(
             run: unprotect,
             prep: None,
         },
-    ])
+    ]
 }
 
 /// Jobs for a data suite by name (WEP, TKIP, CCMP, GCMP).
@@ -202,18 +207,7 @@ pub fn bip(suite: Suite, frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> 
         }
         Ok(())
     });
-    Ok(vec![
-        Job {
-            op: Op::Protect,
-            run: protect,
-            prep: None,
-        },
-        Job {
-            op: Op::Unprotect,
-            run: verify,
-            prep: None,
-        },
-    ])
+    Ok(protect_unprotect(protect, verify))
 }
 
 /// Jobs for AES-128-CMAC over whole management frames (header and body,
@@ -247,18 +241,7 @@ pub fn aes_cmac(frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
         }
         Ok(())
     });
-    Ok(vec![
-        Job {
-            op: Op::Protect,
-            run: mac,
-            prep: None,
-        },
-        Job {
-            op: Op::Unprotect,
-            run: verify,
-            prep: None,
-        },
-    ])
+    Ok(protect_unprotect(mac, verify))
 }
 
 /// Jobs for CCMP-128 on wisec's generic CCM (`wisec_crypto::ccm::Ccm`,
@@ -321,18 +304,7 @@ pub fn ccmp_generic(frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
         }
         Ok(())
     });
-    Ok(vec![
-        Job {
-            op: Op::Protect,
-            run: protect,
-            prep: None,
-        },
-        Job {
-            op: Op::Unprotect,
-            run: unprotect,
-            prep: None,
-        },
-    ])
+    Ok(protect_unprotect(protect, unprotect))
 }
 
 /// The batch API of CCMP-128 and CCMP-256.
@@ -598,18 +570,7 @@ pub fn peer(
         black_box(&outs);
         Ok(())
     });
-    Ok(vec![
-        Job {
-            op: Op::Protect,
-            run: seal_run,
-            prep: None,
-        },
-        Job {
-            op: Op::Unprotect,
-            run: open_run,
-            prep: None,
-        },
-    ])
+    Ok(protect_unprotect(seal_run, open_run))
 }
 
 fn run_peer(

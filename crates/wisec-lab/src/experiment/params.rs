@@ -1,0 +1,40 @@
+//! Small readers shared by the experiments: a trial's parameters, list
+//! overrides and means.
+
+use super::{ExperimentError, TrialSpec, Value};
+
+/// The trial's parameter `k` as text, if it is a string.
+pub(crate) fn text<'a>(spec: &'a TrialSpec, k: &str) -> Option<&'a str> {
+    spec.params.get(k).and_then(Value::as_str)
+}
+
+/// The trial's parameter `k` as a number, if it is one.
+pub(crate) fn num(spec: &TrialSpec, k: &str) -> Option<f64> {
+    spec.params.get(k).and_then(Value::as_f64)
+}
+
+/// The error of a trial whose parameters do not fit its experiment.
+pub(crate) fn bad_params(spec: &TrialSpec) -> ExperimentError {
+    ExperimentError(format!("trial {}: bad parameters", spec.label))
+}
+
+/// The mean of `v`, `None` when it is empty.
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// An override's comma-separated list (`[a,b]`, `a,b`, quoted or not), each
+/// item read by `f`; `what` names the override in the error.
+pub(crate) fn list<T>(
+    v: &str,
+    what: &str,
+    f: impl Fn(&str) -> Option<T>,
+) -> Result<Vec<T>, ExperimentError> {
+    v.trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|x| {
+            let x = x.trim().trim_matches('"');
+            f(x).ok_or_else(|| ExperimentError(format!("{what}: '{x}' is not valid")))
+        })
+        .collect()
+}
