@@ -208,8 +208,8 @@ struct Attacker {
     keys: Vec<(ds::KeyPair, Option<ds::MasterKey>)>,
     mode: Option<ds::AuthMode>,
     ap_key: Option<ds::PublicPoint>,
-    /// Token sets read in beacons: (interval counter, unspent tokens).
-    tokens: Vec<(u8, Vec<u32>)>,
+    /// Token sets read in beacons.
+    tokens: ds::ObservedTokens,
 }
 
 impl Attacker {
@@ -238,12 +238,8 @@ impl Attacker {
                 let Ok(info) = DiscoInfo::parse(m.variable()) else {
                     continue;
                 };
-                let Some(ts) = info.token_set else { continue };
-                if !self.tokens.iter().any(|(i, _)| *i == ts.interval) {
-                    self.tokens.push((ts.interval, ts.iter().collect()));
-                    if self.tokens.len() > 3 {
-                        self.tokens.remove(0);
-                    }
+                if let Some(ts) = info.token_set {
+                    self.tokens.observe(&ts);
                 }
             }
         }
@@ -253,15 +249,7 @@ impl Attacker {
     /// (seed 003, 4.1: Θ_{t-1} during A_t), else a guess.
     fn token(&mut self) -> u32 {
         let r = self.next_u64();
-        let n = self.tokens.len();
-        if n >= 2 {
-            if let Some((_, set)) = self.tokens.get_mut(n - 2) {
-                if !set.is_empty() {
-                    return set.swap_remove(r as usize % set.len());
-                }
-            }
-        }
-        r as u32
+        self.tokens.take(|n| r as usize % n).unwrap_or(r as u32)
     }
 
     fn frame(&mut self) -> Option<Vec<u8>> {
@@ -517,7 +505,7 @@ and joins again).",
             keys: Vec::new(),
             mode: sec.discosec_mode(),
             ap_key: None,
-            tokens: Vec::new(),
+            tokens: ds::ObservedTokens::new(),
         };
         let mut token_interval = None;
         let mut tokens_per_interval = None;

@@ -71,6 +71,7 @@ pub use frames::{Ssid, MAX_FRAME};
 pub use keys::{Curve, KeyPair, MasterKey, PublicPoint, SessionKey};
 pub use session::{SeqWindow, Session, Verified, DEFAULT_WINDOW};
 pub use sta::{Sta, StaConfig, StaEvent, StaState, StaStats};
+pub use tokens::ObservedTokens;
 pub use wisec_wire::discosec::AuthMode;
 
 use core::fmt;

@@ -151,6 +151,74 @@ fn take(set: &mut TokenSet, i: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// The token sets a station (or an attacker playing one) has read in the
+/// AP's beacons: the last three intervals, with the tokens not yet spent.
+/// A request must carry an unspent token of Θ_{t-1} while Θ_t is being
+/// published (seed 003, 4.1), which [`ObservedTokens::take`] hands out.
+#[derive(Debug, Clone)]
+pub struct ObservedTokens {
+    /// (interval counter, tokens, how many of them are unspent), oldest
+    /// first; `len` entries are in use.
+    sets: [(u8, [u32; WireTokenSet::MAX_TOKENS], usize); 3],
+    len: usize,
+}
+
+impl Default for ObservedTokens {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ObservedTokens {
+    /// No token set seen yet.
+    pub const fn new() -> ObservedTokens {
+        ObservedTokens {
+            sets: [(0, [0; WireTokenSet::MAX_TOKENS], 0); 3],
+            len: 0,
+        }
+    }
+
+    /// Records a published set unless its interval was already seen; the
+    /// oldest of three is forgotten.
+    pub fn observe(&mut self, set: &WireTokenSet<'_>) {
+        if self.sets[..self.len]
+            .iter()
+            .any(|(i, _, _)| *i == set.interval)
+        {
+            return;
+        }
+        if self.len == self.sets.len() {
+            self.sets.rotate_left(1);
+            self.len -= 1;
+        }
+        let (interval, tokens, n) = &mut self.sets[self.len];
+        *interval = set.interval;
+        *n = 0;
+        for (slot, t) in tokens.iter_mut().zip(set.iter()) {
+            *slot = t;
+            *n += 1;
+        }
+        self.len += 1;
+    }
+
+    /// Spends an unspent token of the previous set (Θ_{t-1}, the set the
+    /// AP accepts now), the one at `choose(count)` among them (the
+    /// caller's randomness). `None` while fewer than two sets were seen or
+    /// the previous set is used up.
+    pub fn take(&mut self, choose: impl FnOnce(usize) -> usize) -> Option<u32> {
+        let (_, tokens, n) = self.sets[..self.len].iter_mut().rev().nth(1)?;
+        if *n == 0 {
+            return None;
+        }
+        // Remove by moving the last unspent token into the hole.
+        let i = choose(*n) % *n;
+        let t = tokens[i];
+        tokens[i] = tokens[*n - 1];
+        *n -= 1;
+        Some(t)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,5 +291,39 @@ mod tests {
         assert_eq!(s.redeem(cur), Err(Error::ReusedToken));
         let s1 = TokenSchedule::new(5, &mut Stuck);
         assert_eq!(s1.current().as_slice(), &[7]);
+    }
+
+    #[test]
+    fn observed_tokens_hand_out_the_previous_set_once() {
+        use wisec_wire::discosec::TokenSetRepr;
+        let emit = |interval: u8, tokens: &[u32]| {
+            let mut buf = [0u8; 300];
+            let n = TokenSetRepr {
+                flags: 0,
+                interval,
+                counter: 0,
+                tokens,
+            }
+            .emit(&mut buf)
+            .unwrap();
+            (buf, n)
+        };
+        let mut o = ObservedTokens::new();
+        let (b1, n1) = emit(1, &[10, 11, 12]);
+        o.observe(&WireTokenSet::parse(&b1[6..n1]).unwrap());
+        assert_eq!(o.take(|_| 0), None, "only one set seen");
+        let (b2, n2) = emit(2, &[20]);
+        let s2 = WireTokenSet::parse(&b2[6..n2]).unwrap();
+        o.observe(&s2);
+        o.observe(&s2);
+        assert_eq!(o.take(|n| n - 1), Some(12));
+        assert_eq!(o.take(|_| 0), Some(10));
+        assert_eq!(o.take(|_| 0), Some(11));
+        assert_eq!(o.take(|_| 0), None, "set 1 used up");
+        let (b3, n3) = emit(3, &[30]);
+        let (b4, n4) = emit(4, &[40]);
+        o.observe(&WireTokenSet::parse(&b3[6..n3]).unwrap());
+        o.observe(&WireTokenSet::parse(&b4[6..n4]).unwrap());
+        assert_eq!(o.take(|_| 0), Some(30));
     }
 }

@@ -454,8 +454,8 @@ struct Attacker {
     counter: u64,
     script: Vec<(MacAddr, Vec<u8>)>,
     keys: Vec<FloodKey>,
-    /// Token sets read in beacons: (interval counter, unspent tokens).
-    tokens: Vec<(u8, Vec<u32>)>,
+    /// Token sets read in beacons.
+    tokens: ds::ObservedTokens,
     out: AttackerOut,
 }
 
@@ -468,12 +468,8 @@ impl Attacker {
             let Ok(info) = DiscoInfo::parse(f.variable()) else {
                 continue;
             };
-            let Some(ts) = info.token_set else { continue };
-            if !self.tokens.iter().any(|(i, _)| *i == ts.interval) {
-                self.tokens.push((ts.interval, ts.iter().collect()));
-                if self.tokens.len() > 3 {
-                    self.tokens.remove(0);
-                }
+            if let Some(ts) = info.token_set {
+                self.tokens.observe(&ts);
             }
         }
     }
@@ -481,15 +477,11 @@ impl Attacker {
     /// A token the AP accepts now: an unspent one of the previous set
     /// (seed 003, 4.1: Θ_{t-1} during A_t), else a guess.
     fn token(&mut self) -> u32 {
-        let n = self.tokens.len();
-        if n >= 2 {
-            let set = &mut self.tokens[n - 2].1;
-            if !set.is_empty() {
-                let i = self.rng.random_range(0..set.len());
-                return set.swap_remove(i);
-            }
+        let rng = &mut self.rng;
+        match self.tokens.take(|n| rng.random_range(0..n)) {
+            Some(t) => t,
+            None => rng.next_u32(),
         }
-        self.rng.next_u32()
     }
 
     fn random_addr(&mut self) -> MacAddr {
@@ -650,7 +642,7 @@ fn run_here(s: &Scenario) -> Report {
         counter: 0,
         script: vec![],
         keys: vec![],
-        tokens: vec![],
+        tokens: ds::ObservedTokens::new(),
         out: AttackerOut::default(),
     };
     match s.attack {
