@@ -44,7 +44,7 @@ use zeroize::Zeroize;
 
 use crate::ccm::{self, Ccm};
 use crate::ccmp::{self, Ccmp128, Ccmp256, CCM_L, NONCE_LEN};
-use crate::simd::{self, Blk, Chunk, Engine, Lanes, RoundKeys, CHUNK};
+use crate::simd::{self, Chunk, Engine, Lanes, RoundKeys, CHUNK};
 use crate::{ct_eq, Error, Result, Unprotected};
 
 /// A code path of the batch engine.
@@ -246,7 +246,7 @@ macro_rules! batch_api {
             ) -> Result<usize> {
                 let eng = Engine::new(path, self.round_keys(), self.ccm().cipher())
                     .ok_or(Error::Unsupported)?;
-                Ok(run(&eng, Self::MIC_LEN, frames, false))
+                Ok(run::<{ $name::MIC_LEN }, false>(&eng, frames))
             }
 
             /// [`Self::unprotect_batch`] on a chosen path;
@@ -258,7 +258,7 @@ macro_rules! batch_api {
             ) -> Result<usize> {
                 let eng = Engine::new(path, self.round_keys(), self.ccm().cipher())
                     .ok_or(Error::Unsupported)?;
-                Ok(run(&eng, Self::MIC_LEN, frames, true))
+                Ok(run::<{ $name::MIC_LEN }, true>(&eng, frames))
             }
         }
     };
@@ -272,6 +272,7 @@ batch_api!(Ccmp256);
 #[derive(Clone, Copy)]
 struct Meta {
     ok: bool,
+    key_id: u8,
     hlen: usize,
     /// Where the input body is: right after the MAC header when
     /// protecting, after the CCMP header when unprotecting.
@@ -283,30 +284,21 @@ struct Meta {
     /// Protected MPDU length.
     total: usize,
     pn: u64,
-    key_id: u8,
     /// Unprotect: the CCMP header as received, put back if the MIC fails.
     sec: [u8; CCMP_HEADER_LEN],
 }
 
 const NO_META: Meta = Meta {
     ok: false,
+    key_id: 0,
     hlen: 0,
     src: 0,
     dst: 0,
     body_len: 0,
     total: 0,
     pn: 0,
-    key_id: 0,
     sec: [0; CCMP_HEADER_LEN],
 };
-
-fn xor(a: &Blk, b: &Blk) -> Blk {
-    let mut o = *a;
-    for (x, y) in o.iter_mut().zip(b) {
-        *x ^= *y;
-    }
-    o
-}
 
 /// The CCM nonce of frame `i`, as [`fill`] put it into `A_0`.
 fn nonce_of(ch: &Chunk, i: usize) -> [u8; NONCE_LEN] {
@@ -317,52 +309,95 @@ fn nonce_of(ch: &Chunk, i: usize) -> [u8; NONCE_LEN] {
     n
 }
 
+/// The octets of MAC header octets 16..32 that the second AAD block keeps,
+/// by (Address 4 present, QoS Control present), as a little-endian mask
+/// (IEEE Std 802.11-2020, 12.5.3.3.3): the end of A3 (16..22), the
+/// Sequence Control field with the sequence number masked (the fragment
+/// number, the low nibble of octet 22, stays), A4 (24..30) when present,
+/// and of the QoS Control field only the TID (its first octet's low
+/// nibble; the second octet is 0). HT Control is not in the AAD.
+const fn aad2_mask(a4: bool, qos: bool) -> u128 {
+    let mut m = [0u8; 16];
+    let mut k = 0;
+    while k < 6 {
+        m[k] = 0xff;
+        k += 1;
+    }
+    m[6] = 0x0f;
+    if a4 {
+        let mut k = 8;
+        while k < 14 {
+            m[k] = 0xff;
+            k += 1;
+        }
+    }
+    if qos {
+        m[if a4 { 14 } else { 8 }] = 0x0f;
+    }
+    u128::from_le_bytes(m)
+}
+
+const AAD2_MASK: [u128; 4] = [
+    aad2_mask(false, false),
+    aad2_mask(false, true),
+    aad2_mask(true, false),
+    aad2_mask(true, true),
+];
+
 /// Fills the CCM blocks of frame `i` straight from the octets of its MAC
-/// header `h` (already checked to hold the `fc` header of a data or
-/// management frame): `B_0`, `A_0`, and the two AAD blocks (2-octet length
-/// prefix, AAD, zero padding: RFC 3610, 2.2). The AAD and nonce are
-/// those of [`ccmp::aad`] and [`ccmp::nonce`], built in place without
-/// the intermediate copies (the per-frame work that dominates small
-/// frames); `tests/batch_paths.rs` checks every header kind against the
+/// header at the start of `buf` (already checked to hold the `fc` header
+/// of a data or management frame; `buf` has at least 32 octets, which
+/// every frame with room for a CCMP header and MIC has): `B_0`, `A_0`, and
+/// the two AAD blocks (2-octet length prefix, AAD, zero padding: RFC
+/// 3610, 2.2). The AAD and nonce are those of [`ccmp::aad`] and
+/// [`ccmp::nonce`], built with whole-block masks instead of octet copies
+/// (the per-frame work that dominates small frames);
+/// `tests/batch_paths.rs` checks every header kind against the
 /// reference built on those functions.
 fn fill(
     ch: &mut Chunk,
     i: usize,
-    h: &[u8],
+    buf: &[u8],
     fc: FrameControl,
     pn: u64,
     body_len: usize,
     tag_len: usize,
 ) -> Result<()> {
+    let h = buf.first_chunk::<32>().ok_or(Error::Malformed)?;
+    let mut lo = [0u8; 16];
+    let mut hi = [0u8; 16];
+    lo.copy_from_slice(&h[..16]);
+    hi.copy_from_slice(&h[16..]);
+    let (h0, h1) = (u128::from_le_bytes(lo), u128::from_le_bytes(hi));
     let a4 = fc.has_addr4();
     let qos = fc.is_qos_data();
     // 12.5.3.3.3: FC (masked) || A1 || A2 || A3 || SC (sequence number
-    // masked) || A4 if present || QC (TID only) if present.
+    // masked) || A4 if present || QC (TID only) if present, after the
+    // 2-octet big-endian length (RFC 3610, 2.2). FC replaces octets 0..2
+    // of the header, the length goes in front: the rest of block 1 is
+    // header octets 4..16 as they are.
     let aad_len = 22 + if a4 { 6 } else { 0 } + if qos { 2 } else { 0 };
-    let mut ab = [0u8; 32];
-    ab[1] = aad_len as u8;
-    ab[2..4].copy_from_slice(&ccmp::aad_frame_control(fc).to_bytes());
-    ab[4..22].copy_from_slice(h.get(4..22).ok_or(Error::Malformed)?);
-    ab[22] = h.get(22).ok_or(Error::Malformed)? & 0x0f;
-    let mut tid = 0;
-    if a4 {
-        ab[24..30].copy_from_slice(h.get(24..30).ok_or(Error::Malformed)?);
-    }
-    if qos {
-        let at = if a4 { 30 } else { 24 };
-        tid = h.get(at).ok_or(Error::Malformed)? & 0x0f;
-        ab[at] = tid;
-    }
-    // 12.5.3.3.4: Nonce Flags (priority, Management bit) || A2 || PN5..PN0.
-    let mut a0 = [0u8; 16];
-    a0[0] = (CCM_L - 1) as u8;
-    a0[1] = tid | if fc.is_mgmt() { 0x10 } else { 0 };
-    a0[2..8].copy_from_slice(&ab[10..16]);
-    a0[8..14].copy_from_slice(&ccmp::pn_be(pn));
-    // RFC 3610, 2.2: B_0 flags = Adata || M' || L'.
-    let mut b0 = a0;
-    b0[0] = 0x40 | ((((tag_len - 2) / 2) as u8 & 7) << 3) | (CCM_L - 1) as u8;
-    b0[14..].copy_from_slice(&(body_len as u16).to_be_bytes());
+    let fcm = ccmp::aad_frame_control(fc).0;
+    let aad1 = (h0 & !0xffff_ffff) | ((aad_len as u128) << 8) | (u128::from(fcm) << 16);
+    let aad2 = h1 & AAD2_MASK[usize::from(a4) * 2 + usize::from(qos)];
+    // 12.5.3.3.4: Nonce Flags (priority = TID, Management bit) || A2
+    // (header octets 10..16) || PN5..PN0; then the 2-octet counter.
+    let tid = if qos {
+        (h1 >> if a4 { 112 } else { 64 }) as u8 & 0x0f
+    } else {
+        0
+    };
+    let flags = tid | if fc.is_mgmt() { 0x10 } else { 0 };
+    let a2 = (h0 >> 80) & 0xffff_ffff_ffff;
+    // PN0 ends up last: (pn << 16) byte-swapped is PN5..PN0, 0, 0.
+    let pn_be = (pn << 16).swap_bytes();
+    let a0 =
+        (CCM_L as u128 - 1) | (u128::from(flags) << 8) | (a2 << 16) | (u128::from(pn_be) << 64);
+    // RFC 3610, 2.2: B_0 flags = Adata || M' || L', and l(m) big endian
+    // in the counter octets.
+    let b0_flags = 0x40 | ((((tag_len - 2) / 2) as u8 & 7) << 3) | (CCM_L - 1) as u8;
+    let b0 =
+        (a0 & !0xff) | u128::from(b0_flags) | (u128::from((body_len as u16).swap_bytes()) << 112);
     let (Some(cb0), Some(ca0), Some(c1), Some(c2)) = (
         ch.b0.get_mut(i),
         ch.a0.get_mut(i),
@@ -371,10 +406,10 @@ fn fill(
     ) else {
         return Err(Error::InvalidParameter);
     };
-    *cb0 = b0;
-    *ca0 = a0;
-    c1.copy_from_slice(&ab[..16]);
-    c2.copy_from_slice(&ab[16..]);
+    *cb0 = b0.to_le_bytes();
+    *ca0 = a0.to_le_bytes();
+    *c1 = aad1.to_le_bytes();
+    *c2 = aad2.to_le_bytes();
     Ok(())
 }
 
@@ -384,12 +419,18 @@ fn fill(
 /// Protected set. The body stays where it is: the body pass moves it 8
 /// octets up as it encrypts, and the CCMP header is written over its
 /// old first octets once they have been read (in the finish step).
+///
+/// The layout goes straight into `m` (a returned `Meta` copied into the
+/// array is read back wider than it was written, which stalls once per
+/// frame).
+#[inline(always)]
 fn prepare_protect(
     ch: &mut Chunk,
     i: usize,
     fb: &mut FrameBuf<'_>,
     tag_len: usize,
-) -> Result<Meta> {
+    m: &mut Meta,
+) -> Result<()> {
     let (len, pn, key_id) = (fb.len, fb.pn, fb.key_id);
     if pn > PN_MAX || key_id > 3 {
         return Err(Error::InvalidParameter);
@@ -419,22 +460,28 @@ fn prepare_protect(
     let mut new_fc = fc;
     new_fc.set_protected(true);
     buf[..2].copy_from_slice(&new_fc.to_bytes());
-    Ok(Meta {
-        ok: true,
-        hlen,
-        src: hlen,
-        dst: hlen + CCMP_HEADER_LEN,
-        body_len,
-        total,
-        pn,
-        key_id,
-        sec: [0; CCMP_HEADER_LEN],
-    })
+    m.ok = true;
+    m.hlen = hlen;
+    m.src = hlen;
+    m.dst = hlen + CCMP_HEADER_LEN;
+    m.body_len = body_len;
+    m.total = total;
+    m.pn = pn;
+    m.key_id = key_id;
+    Ok(())
 }
 
 /// The checks of the single-frame unprotect (`ccmp::unprotect_mpdu`,
-/// 12.5.3.4), in the same order; nothing is written.
-fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize) -> Result<Meta> {
+/// 12.5.3.4), in the same order; nothing is written but the layout in
+/// `m` (as for [`prepare_protect`]).
+#[inline(always)]
+fn prepare_unprotect(
+    ch: &mut Chunk,
+    i: usize,
+    fb: &FrameBuf<'_>,
+    tag_len: usize,
+    m: &mut Meta,
+) -> Result<()> {
     let frame = fb.buf.get(..fb.len).ok_or(Error::BufferTooSmall)?;
     let n = frame.len();
     let header = Header::new_checked(frame)?;
@@ -456,55 +503,54 @@ fn prepare_unprotect(ch: &mut Chunk, i: usize, fb: &FrameBuf<'_>, tag_len: usize
     // 12.5.3.4.4: ExtIV must be set.
     let sec = CcmpHeader::parse(header.payload())?;
     fill(ch, i, frame, fc, sec.pn, body_len, tag_len)?;
-    let mut raw = [0u8; CCMP_HEADER_LEN];
-    raw.copy_from_slice(frame.get(hlen..body_start).ok_or(Error::Malformed)?);
-    Ok(Meta {
-        ok: true,
-        hlen,
-        src: body_start,
-        dst: hlen,
-        body_len,
-        total: n,
-        pn: sec.pn,
-        key_id: sec.key_id,
-        sec: raw,
-    })
+    m.sec
+        .copy_from_slice(frame.get(hlen..body_start).ok_or(Error::Malformed)?);
+    m.ok = true;
+    m.hlen = hlen;
+    m.src = body_start;
+    m.dst = hlen;
+    m.body_len = body_len;
+    m.total = n;
+    m.pn = sec.pn;
+    m.key_id = sec.key_id;
+    Ok(())
 }
 
 /// Runs a whole batch, one chunk of [`CHUNK`] frames after the other.
-fn run(eng: &Engine<'_>, tag_len: usize, frames: &mut [FrameBuf<'_>], dec: bool) -> usize {
+/// `TAG` is the MIC length, `DEC` chooses unprotect; both are constants so
+/// the per-frame code is compiled for each case.
+fn run<const TAG: usize, const DEC: bool>(eng: &Engine<'_>, frames: &mut [FrameBuf<'_>]) -> usize {
     let mut ch = Chunk::new();
     let mut lanes = Lanes::new();
     let mut done = 0;
     for chunk in frames.chunks_mut(CHUNK) {
-        done += run_chunk(eng, tag_len, chunk, dec, &mut ch, &mut lanes);
+        done += run_chunk::<TAG, DEC>(eng, chunk, &mut ch, &mut lanes);
     }
     done
 }
 
-fn run_chunk(
+fn run_chunk<const TAG: usize, const DEC: bool>(
     eng: &Engine<'_>,
-    tag_len: usize,
     chunk: &mut [FrameBuf<'_>],
-    dec: bool,
     ch: &mut Chunk,
     lanes: &mut Lanes,
 ) -> usize {
+    let (tag_len, dec) = (TAG, DEC);
     let n = chunk.len().min(CHUNK);
     let mut meta = [NO_META; CHUNK];
     let mut status = [Status::Pending; CHUNK];
     for (i, fb) in chunk.iter_mut().enumerate().take(n) {
+        let m = &mut meta[i];
         let r = if dec {
-            prepare_unprotect(ch, i, fb, tag_len)
+            prepare_unprotect(ch, i, fb, tag_len, m)
         } else {
-            prepare_protect(ch, i, fb, tag_len)
+            prepare_protect(ch, i, fb, tag_len, m)
         };
-        match r {
-            Ok(m) => meta[i] = m,
-            Err(e) => status[i] = Status::Failed(e),
+        if let Err(e) = r {
+            m.ok = false;
+            status[i] = Status::Failed(e);
         }
     }
-
     // Phase 1: B_0 and the AAD through the MAC, S_0 and E(A_1).
     eng.prefix(ch, n);
 
@@ -512,7 +558,6 @@ fn run_chunk(
     for (b, fb) in bufs.iter_mut().zip(chunk.iter_mut()) {
         *b = &mut *fb.buf;
     }
-
     // Phase 2: the full body blocks, lanes refilled as frames end.
     let max = eng.max_lanes();
     lanes.active = 0;
@@ -599,7 +644,6 @@ fn run_chunk(
         }
         lanes.active = w;
     }
-
     // Phase 3: the partial last block (RFC 3610, 2.2: zero padded for the
     // MAC; CTR over its bytes only), moved like the rest of the body.
     for i in 0..n {
@@ -613,29 +657,28 @@ fn run_chunk(
         // Protect after full blocks: the body pass read this block ahead
         // (its first octets are overwritten by now). Otherwise it is
         // still in place.
-        let mut x = [0u8; 16];
-        if !dec && full > 0 {
-            x = ch.pend[i];
-        } else if let Some(t) = bufs[i].get(m.src + full..m.src + m.body_len) {
-            x[..r].copy_from_slice(t);
-        }
-        let mut o = [0u8; 16];
-        for ((o, x), k) in o.iter_mut().zip(&x).zip(&ch.ks[i]).take(r) {
-            *o = *x ^ *k;
-        }
-        ch.tail[i][..r].copy_from_slice(if dec { &o[..r] } else { &x[..r] });
+        let x = if !dec && full > 0 {
+            u128::from_le_bytes(ch.pend[i])
+        } else {
+            bufs[i]
+                .get(m.src + full..m.src + m.body_len)
+                .map_or(0, load_partial)
+        };
+        // The low `r` octets (1 <= r <= 15) of a little-endian block.
+        let keep = u128::MAX >> (8 * (16 - r));
+        let x = x & keep;
+        let o = x ^ (u128::from_le_bytes(ch.ks[i]) & keep);
+        ch.tail[i] = if dec { o } else { x }.to_le_bytes();
         if let Some(t) = bufs[i].get_mut(m.dst + full..m.dst + m.body_len) {
-            t.copy_from_slice(&o[..r]);
+            store_partial(t, o);
         }
-        x.zeroize();
-        o.zeroize();
     }
     eng.tail(ch, n);
 
     // Finish: U = T xor S_0, the first M octets are the MIC (12.5.3.3.6).
     let mut ok = 0;
     for i in 0..n {
-        let m = meta[i];
+        let m = &meta[i];
         if !m.ok {
             continue;
         }
@@ -644,38 +687,44 @@ fn run_chunk(
         } else {
             ch.mac[i]
         };
-        let mut u = xor(&t, &ch.s0[i]);
+        let mut u = [(u128::from_le_bytes(t) ^ u128::from_le_bytes(ch.s0[i])).to_le_bytes()];
         // The MIC follows the ciphertext: the output body when protecting,
         // the input body when unprotecting.
         let mic_at = if dec { m.src } else { m.dst } + m.body_len;
         let plain_end = m.hlen + m.body_len;
         let buf = &mut *bufs[i];
-        let (Some(tag), Some(mic)) = (u.get(..tag_len), buf.get(mic_at..mic_at + tag_len)) else {
-            u.zeroize();
+        let (Some(tag), Some(mic)) = (u[0].get(..tag_len), buf.get(mic_at..mic_at + tag_len))
+        else {
+            simd::wipe(&mut u);
             continue;
         };
         if !dec {
-            let mic: &mut [u8] = &mut buf[mic_at..mic_at + tag.len()];
-            mic.copy_from_slice(tag);
-            // 12.5.3.2: the CCMP header, over the body's old first octets.
-            let hdr = CcmpHeader {
-                pn: m.pn,
-                key_id: m.key_id,
-            };
-            if hdr.emit(&mut buf[m.hlen..m.hlen + CCMP_HEADER_LEN]).is_ok() {
-                status[i] = Status::Protected(m.total);
-                ok += 1;
-            } else {
-                fail_wipe(buf, &m);
-                status[i] = Status::Failed(Error::InvalidParameter);
-            }
+            store_partial(
+                &mut buf[mic_at..mic_at + tag_len],
+                u128::from_le_bytes(u[0]),
+            );
+            // 12.5.3.2, Figure 12-16: PN0, PN1, reserved, ExtIV (bit 5)
+            // and Key ID (bits 6-7), PN2..PN5; over the body's old first
+            // octets.
+            let p = m.pn.to_le_bytes();
+            let hdr = [
+                p[0],
+                p[1],
+                0,
+                0x20 | (m.key_id << 6),
+                p[2],
+                p[3],
+                p[4],
+                p[5],
+            ];
+            buf[m.hlen..m.hlen + CCMP_HEADER_LEN].copy_from_slice(&hdr);
+            status[i] = Status::Protected(m.total);
+            ok += 1;
         } else if ct_eq(tag, mic) {
             // Verified: the body is already where the CCMP header was;
             // drop the MIC and clear Protected (as the single-frame path
             // does).
-            let mut fc = [buf[0], buf[1]];
-            fc[1] &= !0x40;
-            buf[..2].copy_from_slice(&fc);
+            buf[1] &= !0x40;
             simd::wipe_bytes(&mut buf[plain_end..m.total]);
             status[i] = Status::Unprotected(Unprotected::new(plain_end, m.pn, m.key_id));
             ok += 1;
@@ -693,7 +742,7 @@ fn run_chunk(
             buf[m.hlen..m.src].copy_from_slice(&m.sec);
             status[i] = Status::Failed(Error::Integrity);
         }
-        u.zeroize();
+        simd::wipe(&mut u);
     }
     let _ = &bufs;
 
@@ -710,6 +759,59 @@ fn run_chunk(
         }
     }
     ok
+}
+
+/// The octets of `s` (at most 16) as the low octets of a little-endian
+/// block, read with at most two overlapping loads of the widest fitting
+/// size: an octet-wise copy into a block followed by a block load is
+/// stalled by the failed store forwarding, once per frame.
+fn load_partial(s: &[u8]) -> u128 {
+    let r = s.len();
+    macro_rules! two {
+        ($t:ty, $w:literal) => {{
+            let (Some(a), Some(b)) = (s.first_chunk::<$w>(), s.last_chunk::<$w>()) else {
+                return 0;
+            };
+            u128::from(<$t>::from_le_bytes(*a))
+                | u128::from(<$t>::from_le_bytes(*b)) << (8 * (r - $w))
+        }};
+    }
+    match r {
+        16.. => s.first_chunk::<16>().map_or(0, |b| u128::from_le_bytes(*b)),
+        8..=15 => two!(u64, 8),
+        4..=7 => two!(u32, 4),
+        2..=3 => two!(u16, 2),
+        1 => u128::from(s[0]),
+        0 => 0,
+    }
+}
+
+/// Writes the low `d.len()` octets (at most 16) of the little-endian block
+/// `v` to `d`, with at most two overlapping stores (see [`load_partial`]).
+fn store_partial(d: &mut [u8], v: u128) {
+    let r = d.len();
+    macro_rules! two {
+        ($t:ty, $w:literal) => {{
+            if let Some(b) = d.last_chunk_mut::<$w>() {
+                *b = ((v >> (8 * (r - $w))) as $t).to_le_bytes();
+            }
+            if let Some(a) = d.first_chunk_mut::<$w>() {
+                *a = (v as $t).to_le_bytes();
+            }
+        }};
+    }
+    match r {
+        16.. => {
+            if let Some(a) = d.first_chunk_mut::<16>() {
+                *a = v.to_le_bytes();
+            }
+        }
+        8..=15 => two!(u64, 8),
+        4..=7 => two!(u32, 4),
+        2..=3 => two!(u16, 2),
+        1 => d[0] = v as u8,
+        0 => {}
+    }
 }
 
 /// Leaves no half-processed frame behind on the (unreachable) engine
@@ -774,5 +876,44 @@ pub(crate) fn fused_open(
         None => ccm
             .decrypt_in_place_detached_or_restore(nonce, aad, body, mic)
             .map_err(|_| Error::Integrity),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_loads_and_stores_move_exactly_the_octets() {
+        let src: [u8; 16] = core::array::from_fn(|k| 0xa0 ^ (k as u8 * 17));
+        for r in 0..=16 {
+            let v = load_partial(&src[..r]);
+            let mut expect = [0u8; 16];
+            expect[..r].copy_from_slice(&src[..r]);
+            assert_eq!(v.to_le_bytes(), expect, "load of {r} octets");
+
+            // A store writes its `r` octets and nothing around them.
+            let mut dst = [0x55u8; 20];
+            store_partial(&mut dst[2..2 + r], u128::from_le_bytes(src));
+            assert_eq!(&dst[2..2 + r], &src[..r], "store of {r} octets");
+            assert!(dst[..2].iter().chain(&dst[2 + r..]).all(|&b| b == 0x55));
+        }
+    }
+
+    #[test]
+    fn aad2_masks_keep_the_fields_of_12_5_3_3_3() {
+        // No A4, no QoS: the end of A3 and the fragment number only.
+        let m = AAD2_MASK[0].to_le_bytes();
+        assert_eq!(
+            m,
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        // QoS without A4: the TID right after Sequence Control.
+        assert_eq!(AAD2_MASK[1].to_le_bytes()[8], 0x0f);
+        assert_eq!(AAD2_MASK[1].to_le_bytes()[9..], [0; 7]);
+        // A4 with QoS: A4, then the TID.
+        let m = AAD2_MASK[3].to_le_bytes();
+        assert_eq!(m[8..14], [0xff; 6]);
+        assert_eq!(m[14..], [0x0f, 0]);
     }
 }
