@@ -537,6 +537,7 @@ fn run_chunk<const TAG: usize, const DEC: bool>(
 ) -> usize {
     let (tag_len, dec) = (TAG, DEC);
     let n = chunk.len().min(CHUNK);
+    ch.used = ch.used.max(n);
     let mut meta = [NO_META; CHUNK];
     let mut status = [Status::Pending; CHUNK];
     for (i, fb) in chunk.iter_mut().enumerate().take(n) {

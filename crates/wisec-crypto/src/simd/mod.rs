@@ -123,6 +123,9 @@ pub(crate) struct Chunk {
     /// before the shifted output overwrote its first octets (it starts
     /// with the plaintext of a partial last block).
     pub pend: [Blk; CHUNK],
+    /// Entries that may hold secrets (wiped on drop): the most frames
+    /// the chunk was used for.
+    pub used: usize,
 }
 
 impl Chunk {
@@ -137,6 +140,7 @@ impl Chunk {
             s0: [[0; 16]; CHUNK],
             tail: [[0; 16]; CHUNK],
             pend: [[0; 16]; CHUNK],
+            used: 0,
         }
     }
 }
@@ -144,11 +148,12 @@ impl Chunk {
 impl Drop for Chunk {
     fn drop(&mut self) {
         // Keystream, MAC values and plaintext tails.
-        wipe(&mut self.mac);
-        wipe(&mut self.ks);
-        wipe(&mut self.s0);
-        wipe(&mut self.tail);
-        wipe(&mut self.pend);
+        let n = self.used.min(CHUNK);
+        wipe(&mut self.mac[..n]);
+        wipe(&mut self.ks[..n]);
+        wipe(&mut self.s0[..n]);
+        wipe(&mut self.tail[..n]);
+        wipe(&mut self.pend[..n]);
     }
 }
 
