@@ -704,23 +704,18 @@ fn run_chunk<const TAG: usize, const DEC: bool>(
                 &mut buf[mic_at..mic_at + tag_len],
                 u128::from_le_bytes(u[0]),
             );
-            // 12.5.3.2, Figure 12-16: PN0, PN1, reserved, ExtIV (bit 5)
-            // and Key ID (bits 6-7), PN2..PN5; over the body's old first
-            // octets.
-            let p = m.pn.to_le_bytes();
-            let hdr = [
-                p[0],
-                p[1],
-                0,
-                0x20 | (m.key_id << 6),
-                p[2],
-                p[3],
-                p[4],
-                p[5],
-            ];
-            buf[m.hlen..m.hlen + CCMP_HEADER_LEN].copy_from_slice(&hdr);
-            status[i] = Status::Protected(m.total);
-            ok += 1;
+            // 12.5.3.2: the CCMP header, over the body's old first octets.
+            let hdr = CcmpHeader {
+                pn: m.pn,
+                key_id: m.key_id,
+            };
+            if hdr.emit(&mut buf[m.hlen..m.hlen + CCMP_HEADER_LEN]).is_ok() {
+                status[i] = Status::Protected(m.total);
+                ok += 1;
+            } else {
+                fail_wipe(buf, m);
+                status[i] = Status::Failed(Error::InvalidParameter);
+            }
         } else if ct_eq(tag, mic) {
             // Verified: the body is already where the CCMP header was;
             // drop the MIC and clear Protected (as the single-frame path
