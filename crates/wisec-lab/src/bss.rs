@@ -408,8 +408,14 @@ fn negotiated(sec: Security) -> Option<Negotiated> {
     Some(Negotiated::rsn(Akm::PSK, cs, cs, None))
 }
 
+/// The PMK of the lab's passphrase and SSID (IEEE Std 802.11-2020,
+/// J.4.1), derived once per process: 4096 PBKDF2 iterations are a pause a
+/// real station takes when it is configured, not at every association, and
+/// a live medium must not stall on them.
 fn pmk() -> Option<Pmk> {
-    kdf::psk(PASSPHRASE.as_bytes(), SSID.as_bytes()).ok()
+    static PMK: std::sync::OnceLock<Option<Pmk>> = std::sync::OnceLock::new();
+    PMK.get_or_init(|| kdf::psk(PASSPHRASE.as_bytes(), SSID.as_bytes()).ok())
+        .clone()
 }
 
 /// The body after the fixed fields of a Beacon, Association Request or

@@ -52,6 +52,21 @@ enum LabCommand {
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
     Calibrate(crate::lab_run::CalibrateArgs),
+    /// A live BSS until Ctrl-C: network namespaces with real programs, joined by the
+    /// lab's 802.11 medium in real time (needs root)
+    #[cfg(target_os = "linux")]
+    Live(LiveCommandArgs),
+}
+
+#[cfg(target_os = "linux")]
+#[derive(Debug, Args)]
+struct LiveCommandArgs {
+    #[command(flatten)]
+    live: crate::lab_live::LiveArgs,
+    /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
+    /// (fixed round figures), or 'measure' (a short measurement now)
+    #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
+    calibration: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -96,6 +111,11 @@ struct RunArgs {
     /// A reduced version for a quick look
     #[arg(long)]
     quick: bool,
+    /// Run live: the kernel's TCP/IP, iperf3 and ping in network namespaces over the
+    /// lab's medium in real time, beside the simulated figures (needs root; see
+    /// 'wisec lab list' for which experiments can)
+    #[arg(long)]
+    live: bool,
     /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
     /// (fixed round figures), or 'measure' (a short measurement now)
     #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
@@ -144,12 +164,22 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
-                println!("  {:<12} {}{file}", e.name, e.summary);
+                let live = if experiment::not_live(e.name).is_none() {
+                    " (also --live)"
+                } else {
+                    ""
+                };
+                println!("  {:<12} {}{file}{live}", e.name, e.summary);
             }
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
         LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
+        #[cfg(target_os = "linux")]
+        LabCommand::Live(l) => {
+            let cal = calibration(&l.calibration)?;
+            crate::lab_live::run(l.live, interrupt_flag(), &cal)
+        }
     }
 }
 
@@ -179,6 +209,7 @@ const TOP_LEVEL: &[&str] = &[
     "seed",
     "trials",
     "quick",
+    "live",
     "params",
     "phy",
     "mac",
@@ -201,6 +232,9 @@ fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
     }
     if a.quick {
         v.push(("quick".into(), "true".into()));
+    }
+    if a.live {
+        v.push(("live".into(), "true".into()));
     }
     if !a.stations.is_empty() {
         let l: Vec<String> = a.stations.iter().map(u32::to_string).collect();
@@ -259,8 +293,9 @@ fn calibration(spec: &str) -> Result<Calibration, Failure> {
     }
 }
 
-/// The flag the first Ctrl-C sets; a second one ends the process.
-fn interrupt_flag() -> Arc<AtomicBool> {
+/// The flag the first Ctrl-C (or SIGTERM, SIGHUP) sets; a second one ends
+/// the process (after removing what live runs created).
+pub fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
@@ -268,6 +303,10 @@ fn interrupt_flag() -> Arc<AtomicBool> {
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
                 eprintln!("\nwisec: interrupted again; stopping now");
+                // A live run's namespaces and processes go before the
+                // process does.
+                #[cfg(target_os = "linux")]
+                wisec_lab::live::net::emergency_cleanup();
                 std::process::exit(130);
             }
             eprintln!(
@@ -288,6 +327,16 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let exp = sc
         .create_experiment()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    if sc.live {
+        // Before anything is created or measured.
+        #[cfg(target_os = "linux")]
+        {
+            use wisec_lab::live::sys;
+            sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
+            sys::require_programs(&["ip", "iperf3", "ping"])
+                .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
+        }
+    }
     let cal = calibration(&a.calibration)?;
     let capture = match a.pcap {
         Some(PcapArg::First) => CaptureMode::First,

@@ -16,6 +16,8 @@ pub mod capture;
 pub mod cli;
 pub mod keys;
 pub mod lab;
+#[cfg(target_os = "linux")]
+pub mod lab_live;
 pub mod lab_run;
 pub mod link;
 pub mod pipeline;

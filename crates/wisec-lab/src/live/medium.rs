@@ -195,6 +195,19 @@ pub struct MediumReport {
     pub pcap_records: u64,
 }
 
+/// The medium's state while it runs, for a probe.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Virtual seconds since the start.
+    pub virtual_s: f64,
+    /// Frames read from the devices so far.
+    pub frames_in: u64,
+    /// Frames written to the devices so far.
+    pub frames_out: u64,
+    /// The lag so far (recomputed about twice a second).
+    pub lag: LagStats,
+}
+
 /// Options of a medium run.
 #[derive(Debug, Clone)]
 pub struct MediumOptions {
@@ -244,13 +257,13 @@ const MAX_SLEEP: Time = Time::from_ms(20);
 
 /// Runs `sim` in real time with `devices` until `opts.stop` is set (or the
 /// limit). `probe` is called about every `opts.probe_every` with the
-/// simulator and the virtual time, to publish the run's state. A device
+/// simulator and a [`Snapshot`], to publish the run's state. A device
 /// that fails to read ends the run with the error in the report.
 pub fn run(
     sim: &mut Simulator,
     devices: &mut [Device],
     opts: &MediumOptions,
-    probe: &mut dyn FnMut(&Simulator, Time),
+    probe: &mut dyn FnMut(&Simulator, &Snapshot),
 ) -> MediumReport {
     // Timers wake this thread to the microsecond, not the default 50 µs.
     let _ = nix::sys::prctl::set_timerslack(1_000);
@@ -262,6 +275,8 @@ pub fn run(
     let mut r = MediumReport::default();
     let mut buf = vec![0u8; 65_536];
     let mut next_probe = Instant::now();
+    let mut snap = Snapshot::default();
+    let mut next_lag = Instant::now();
     'run: loop {
         if opts.stop.load(Ordering::Relaxed) || opts.limit.is_some_and(|l| clock.0.elapsed() >= l) {
             break;
@@ -315,7 +330,14 @@ pub fn run(
             }
         }
         if Instant::now() >= next_probe {
-            probe(sim, clock.now());
+            snap.virtual_s = clock.now().as_secs_f64();
+            snap.frames_in = r.frames_in;
+            snap.frames_out = r.frames_out;
+            if Instant::now() >= next_lag {
+                snap.lag = lag.stats();
+                next_lag = Instant::now() + Duration::from_millis(500);
+            }
+            probe(sim, &snap);
             next_probe = Instant::now() + opts.probe_every;
         }
         // 4. Sleep until the next event or input.
@@ -337,7 +359,11 @@ pub fn run(
             let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
         }
     }
-    probe(sim, clock.now());
+    snap.virtual_s = clock.now().as_secs_f64();
+    snap.frames_in = r.frames_in;
+    snap.frames_out = r.frames_out;
+    snap.lag = lag.stats();
+    probe(sim, &snap);
     r.wall_s = clock.0.elapsed().as_secs_f64();
     r.virtual_s = sim.now().as_secs_f64();
     r.events = sim.events_processed() - events0;

@@ -155,10 +155,10 @@ pub fn listening(ns: &Netns, port: u16) -> Result<bool> {
     }))
 }
 
-/// Starts an iperf3 server bound to `ip` in `ns` and waits until it
-/// listens.
+/// Starts a one-off iperf3 server (`-s -1`: it serves one test, then
+/// ends) bound to `ip` in `ns`, and waits until it listens.
 pub fn iperf3_server(net: &mut LiveNet, ns: &Netns, ip: Ipv4Addr, log: &str) -> Result<ProcId> {
-    let args = vec!["-s".to_string(), "-B".into(), ip.to_string()];
+    let args = vec!["-s".to_string(), "-1".into(), "-B".into(), ip.to_string()];
     let id = net.spawn(ns, "iperf3", &args, log)?;
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
