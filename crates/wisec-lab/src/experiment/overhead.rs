@@ -1413,8 +1413,9 @@ out of the means.",
 smoltcp's TCP/IP (Reno, 64 KiB window, its own delayed Acks). The kernel runs CUBIC with window \
 scaling, Linux's delayed and quick Acks, and iperf3's own timing (its receiver clock starts at \
 the first byte and stops at the last); the medium adds its lag to every round trip. Qcheck-style \
-UDP is offered at the link's PHY rate, so the driver queue fills and the kernel drops the \
-excess at the TAP: the figure is what the receiver got over the time it received."
+UDP is sent as fast as the sender's socket takes it; the TAP's queue (1000 frames) holds \
+a whole transfer, so the link drains it at its own pace and the figure is what the receiver \
+got from the sender's first datagram to its last."
             .to_string(),
         "Ping: the live figure is iputils ping's mean round trip (kernel ICMP in both \
 namespaces, the wired hop through a Linux bridge and a veth pair), which includes the \

@@ -8,9 +8,12 @@
 //! associates and runs the 4-way handshake again — measures, and stops
 //! it. The measures map onto real programs:
 //!
-//! - `tcp`, `udp`: Qcheck's throughput tests, `iperf3 -n BYTES` (UDP with
-//!   1472-octet datagrams offered at the link's rate, so the link is the
-//!   bottleneck); the figure is iperf3's receiver throughput;
+//! - `tcp`, `udp`: Qcheck's throughput tests: BYTES over one TCP
+//!   connection, or as 1472-octet UDP datagrams sent as fast as the socket
+//!   takes them, on the kernel's sockets in the namespaces, timed from the
+//!   sender's first packet to the receiver's last octet
+//!   ([`crate::live::transfer`]; `iperf3 -n` ends its test when the sender
+//!   has written the octets, not when they arrived);
 //! - `ping`: `ping -c COUNT -i 0.1 -s 32` (Qcheck's response time);
 //! - `iperf-tcp`, `iperf-udp`: seed 001's Iperf tests (Tables 6-1, 6-2,
 //!   6-5, 6-6): ten seconds of TCP with a 128 KB window, and UDP offered
@@ -25,8 +28,10 @@ use super::{ChannelInfo, ExperimentError, TrialEnv, TrialResult, TrialSpec, Valu
 use crate::cost::{DeviceProfile, Security};
 use crate::live::bss::{BssConfig, BssOutcome, LiveBss};
 use crate::live::tools::{self, IperfSpec};
+use crate::live::transfer;
 use crate::live::LiveError;
 use crate::net::Traffic;
+use crate::net::{SINK_PORT, UDP_SINK_PORT};
 use crate::phy::{PhyProfile, PhyTiming, Rate};
 use crate::time::Time;
 use std::cell::RefCell;
@@ -182,6 +187,7 @@ struct Measured {
     throughput_kbps: Option<f64>,
     ping: Option<tools::PingResult>,
     iperf: Option<tools::IperfResult>,
+    transfer: Option<transfer::Transfer>,
     connected_ms: f64,
 }
 
@@ -203,7 +209,6 @@ fn measure(
         .cloned()
         .ok_or_else(|| ExperimentError("live: no station namespace".into()))?;
     let log = format!("{}-{}", spec.label, p.measure.name());
-    let link_bps = (p.mbps * 1e6) as u64;
     let server_ns = bss
         .netns("server")
         .cloned()
@@ -222,16 +227,28 @@ fn measure(
     // The longest a Qcheck-style transfer should take at this rate (a
     // generous bound on its timeout).
     let bulk_secs = p.bytes as f64 * 8.0 / (p.mbps * 1e6 * 0.3);
+    let timeout = Duration::from_secs_f64(bulk_secs + 20.0);
     let res = match p.measure {
         Measure::Tcp => {
-            let mut s = IperfSpec::tcp_for(0.0);
-            s.bytes = Some(p.bytes);
-            Some(iperf(s, bulk_secs, bss)?)
+            let t = transfer::tcp(&ns, &server_ns, server, SINK_PORT, p.bytes, timeout)
+                .map_err(live_err)?;
+            m.transfer = Some(t);
+            None
         }
         Measure::Udp => {
-            let mut s = IperfSpec::udp_for(0.0, link_bps, p.udp_payload as u32);
-            s.bytes = Some(p.bytes);
-            Some(iperf(s, bulk_secs, bss)?)
+            let t = transfer::udp(
+                &ns,
+                &server_ns,
+                server,
+                UDP_SINK_PORT,
+                p.bytes,
+                p.udp_payload,
+                Duration::from_millis(500),
+                timeout,
+            )
+            .map_err(live_err)?;
+            m.transfer = Some(t);
+            None
         }
         Measure::IperfTcp => {
             let mut s = IperfSpec::tcp_for(p.iperf_seconds);
@@ -262,6 +279,9 @@ fn measure(
         m.throughput_kbps = Some(r.receiver_bps / 1e3);
         m.iperf = Some(r);
     }
+    if let Some(t) = m.transfer {
+        m.throughput_kbps = Some(t.bps / 1e3);
+    }
     Ok(m)
 }
 
@@ -274,6 +294,11 @@ fn record(r: &mut TrialResult, m: &Measured, o: &BssOutcome, bound: Time, lag_ok
     if let Some(t) = m.throughput_kbps {
         ins(r, "throughput_kbps", t.into());
         ins(r, "throughput_mbps", (t / 1e3).into());
+    }
+    if let Some(t) = &m.transfer {
+        ins(r, "sent_bytes", t.sent.into());
+        ins(r, "delivered_bytes", t.received.into());
+        ins(r, "transfer_s", t.seconds.into());
     }
     if let Some(i) = &m.iperf {
         ins(r, "sent_bytes", i.sent_bytes.into());
