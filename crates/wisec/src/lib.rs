@@ -12,6 +12,8 @@ mod batched;
 pub mod bench;
 pub mod bench_decrypt;
 pub mod bench_discosec;
+#[cfg(target_os = "linux")]
+pub mod bench_live;
 pub mod capture;
 pub mod cli;
 pub mod keys;

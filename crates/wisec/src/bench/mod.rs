@@ -54,6 +54,10 @@ pub enum BenchCommand {
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
     Discosec(crate::bench_discosec::DiscosecArgs),
+    /// The live lab's medium on saturated links (iperf3 in namespaces): throughput
+    /// beside the simulator's, medium lag and CPU (needs root)
+    #[cfg(target_os = "linux")]
+    Live(crate::bench_live::LiveBenchArgs),
 }
 
 const CRYPTO_HELP: &str = "\
@@ -128,6 +132,8 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
             crate::bench_discosec::Error::Usage(m) => Failure::Usage(m),
             crate::bench_discosec::Error::Runtime(e) => Failure::Runtime(e),
         }),
+        #[cfg(target_os = "linux")]
+        BenchCommand::Live(a) => crate::bench_live::run(a, crate::lab::interrupt_flag()),
     }
 }
 
