@@ -15,6 +15,7 @@ pub mod bench_discosec;
 pub mod capture;
 pub mod cli;
 pub mod keys;
+pub mod ko_deps;
 pub mod lab;
 pub mod lab_run;
 pub mod link;
