@@ -98,6 +98,11 @@ enum Command {
         #[command(subcommand)]
         what: crate::bench::BenchCommand,
     },
+    /// The external interface of a Linux kernel module: undefined symbols
+    /// by provider (#KSC, #EMC), global functions and data (#EDO),
+    /// parameters (seed 000's Figure 6)
+    #[command(name = "ko-deps", after_help = crate::ko_deps::cli::EXAMPLES)]
+    KoDeps(crate::ko_deps::cli::KoDepsArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -306,6 +311,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::attack::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Bench { what } => crate::bench::run(what),
+        Command::KoDeps(a) => crate::ko_deps::cli::run(a),
     }
 }
 

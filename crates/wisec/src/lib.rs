@@ -17,6 +17,7 @@ pub mod bench_live;
 pub mod capture;
 pub mod cli;
 pub mod keys;
+pub mod ko_deps;
 pub mod lab;
 #[cfg(target_os = "linux")]
 pub mod lab_live;
