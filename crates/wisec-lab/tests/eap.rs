@@ -12,9 +12,12 @@
 
 use std::sync::Mutex;
 use std::time::Duration;
+use wisec_lab::cost::Calibration;
+use wisec_lab::live::enterprise::{AuthResult, AuthTrial, Credentials, EnterpriseLab};
 use wisec_lab::live::leap_server::LeapRadiusServer;
 use wisec_lab::live::net::{lab_namespaces, LiveNet, PREFIX};
-use wisec_lab::live::radius::{PASSWORD, SHARED_SECRET, USER};
+use wisec_lab::live::radius::{start_freeradius, FreeRadiusConfig, PASSWORD, SHARED_SECRET, USER};
+use wisec_lab::live::supplicant::EapMethod;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -161,4 +164,194 @@ fn leap_server_against_eapol_test() {
     assert!(report.failures.is_empty(), "{report:?}");
     assert!(leftovers(&tag).is_empty());
     assert!(processes_mentioning(&tag).is_empty());
+}
+
+/// tshark's decryption of `pcap` given only `msk` (hex): the protocols of
+/// every frame.
+fn tshark_with_msk(pcap: &std::path::Path, msk: &str) -> Vec<String> {
+    let key = format!("uat:80211_keys:\"msk\",\"{msk}\"");
+    let out = std::process::Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(pcap)
+        .args([
+            "-o",
+            "wlan.enable_decryption:TRUE",
+            "-o",
+            &key,
+            "-T",
+            "fields",
+            "-e",
+            "frame.protocols",
+        ])
+        .output()
+        .expect("tshark runs (Debian package tshark)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// The MSK as tshark takes it: 64 to 128 octets; LEAP's 16-octet session
+/// key is padded with zeros (its PMK is the key followed by zeros).
+fn msk_for_tshark(hex: &str) -> String {
+    let mut h = hex.to_string();
+    while h.len() < 128 {
+        h.push('0');
+    }
+    h
+}
+
+/// One whole WPA2-Enterprise association of `method`: EAP-Success, the
+/// 4-way handshake with the MSK's PMK, three pings across CCMP, the MSK
+/// the AP got from the RADIUS server equal to the one wpa_supplicant
+/// derived, and tshark decrypting the ICMP from the MSK alone. Nothing of
+/// the run remains afterwards.
+fn whole_association(method: EapMethod) {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lab = EnterpriseLab::create(Some(dir.path()), None).unwrap();
+    let tag = lab.bss().net().tag().to_string();
+    let mut t = AuthTrial::new(method);
+    t.ping_count = 3;
+    let pcap = dir.path().join("channel.pcap");
+    let o = lab.trial(&t, &Calibration::nominal(), &pcap).unwrap();
+    assert_eq!(o.result, AuthResult::Success, "{o:?}");
+    assert!(o.channel.eap_success && !o.channel.eap_failure, "{o:?}");
+    let (eap, msg4) = (o.channel.eap_ms.unwrap(), o.channel.to_msg4_ms.unwrap());
+    assert!(eap > 0.0 && msg4 > eap, "{:?}", o.channel);
+    let ping = o.ping.as_ref().unwrap();
+    assert_eq!(ping.received, 3, "{ping:?}");
+    let ap_msk = o.ap_msk.clone().unwrap();
+    assert_eq!(o.station_msk.as_deref(), Some(ap_msk.as_str()));
+    let rec = o.record.as_ref().unwrap();
+    assert_eq!(rec.identity, USER);
+    assert!(rec.radius_requests >= 2, "{rec:?}");
+    eprintln!(
+        "{}: EAP {eap:.1} ms, to message 4 {msg4:.1} ms, {} RADIUS round trips, ping {:.2} ms",
+        method.label(),
+        rec.radius_requests,
+        ping.avg_ms
+    );
+    let protos = tshark_with_msk(&pcap, &msk_for_tshark(&ap_msk));
+    let icmp = protos.iter().filter(|p| p.contains(":icmp")).count();
+    assert!(
+        icmp >= 6,
+        "{icmp} ICMP frames decrypted of {}",
+        protos.len()
+    );
+    assert!(protos.iter().any(|p| p.contains("eapol")));
+
+    let report = lab.close();
+    assert!(report.failures.is_empty(), "{report:?}");
+    assert!(leftovers(&tag).is_empty());
+    assert!(processes_mentioning(&tag).is_empty());
+    assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
+}
+
+#[test]
+fn peap_association() {
+    whole_association(EapMethod::Peap);
+}
+
+#[test]
+fn eap_tls_association() {
+    whole_association(EapMethod::Tls);
+}
+
+#[test]
+fn leap_association() {
+    whole_association(EapMethod::Leap);
+}
+
+/// A wrong password (PEAP) and an expired client certificate (EAP-TLS)
+/// are failed trials — Access-Reject, EAP-Failure on the air, no keys, no
+/// times — not errors.
+#[test]
+fn wrong_password_and_expired_certificate_fail() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lab = EnterpriseLab::create(Some(dir.path()), None).unwrap();
+    for (method, cred) in [
+        (EapMethod::Peap, Credentials::WrongPassword),
+        (EapMethod::Leap, Credentials::WrongPassword),
+        (EapMethod::Tls, Credentials::ExpiredCertificate),
+    ] {
+        let mut t = AuthTrial::new(method);
+        t.credentials = cred;
+        let pcap = dir.path().join(format!("{}.pcap", method.name()));
+        let o = lab.trial(&t, &Calibration::nominal(), &pcap).unwrap();
+        let AuthResult::Failed(why) = &o.result else {
+            panic!("{method:?} with {cred:?}: {o:?}")
+        };
+        assert!(why.contains("Access-Reject"), "{why}");
+        assert!(o.channel.eap_failure, "{:?}", o.channel);
+        assert_eq!((o.channel.eap_ms, o.channel.to_msg4_ms), (None, None));
+        assert!(o.ap_msk.is_none() && o.ping.is_none());
+    }
+    // FreeRADIUS says why it refused the certificate.
+    let log = std::fs::read_to_string(dir.path().join("freeradius.log")).unwrap();
+    assert!(log.contains("expired"), "{log}");
+    assert!(lab.close().failures.is_empty());
+}
+
+/// A RADIUS server that does not answer is an error that says so, and the
+/// lab removes everything it made.
+#[test]
+fn a_silent_radius_server_is_an_error() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lab = EnterpriseLab::create(Some(dir.path()), None).unwrap();
+    let tag = lab.bss().net().tag().to_string();
+    lab.stop_freeradius();
+    let mut t = AuthTrial::new(EapMethod::Peap);
+    t.radius_timeout_ms = 200;
+    t.radius_tries = 2;
+    let e = lab
+        .trial(&t, &Calibration::nominal(), &dir.path().join("c.pcap"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("10.99.0.2:1812 did not answer"), "{e}");
+    assert!(e.contains("refused"), "{e}");
+    assert!(lab.close().failures.is_empty());
+    assert!(leftovers(&tag).is_empty());
+    assert!(processes_mentioning(&tag).is_empty());
+    assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
+}
+
+/// A FreeRADIUS that cannot start (here: its certificate is missing) is a
+/// clear error quoting its log; nothing is left running.
+#[test]
+fn a_radius_server_that_does_not_start_is_an_error() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut net = LiveNet::new(Some(dir.path())).unwrap();
+    let tag = net.tag().to_string();
+    let ns = net.add_namespace("radius").unwrap();
+    let mut pki = wisec_lab::live::radius::make_pki(&dir.path().join("pki")).unwrap();
+    pki.server_cert = dir.path().join("pki/missing.pem");
+    let cfg = FreeRadiusConfig {
+        dir: dir.path().join("raddb"),
+        listen: "127.0.0.1:1812".parse().unwrap(),
+        client: "127.0.0.1".parse().unwrap(),
+        secret: SHARED_SECRET.into(),
+        users: vec![(USER.into(), PASSWORD.into())],
+        pki,
+    };
+    let e = start_freeradius(&mut net, &ns, &cfg)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("freeradius") && e.contains("exited before it was ready"),
+        "{e}"
+    );
+    assert!(e.contains("missing.pem"), "{e}");
+    let r = net.cleanup();
+    assert!(r.failures.is_empty(), "{r:?}");
+    assert!(leftovers(&tag).is_empty());
+    assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
 }

@@ -23,6 +23,7 @@
 //! [`LiveError::Privileges`] before it creates anything.
 
 pub mod bss;
+pub mod enterprise;
 pub mod leap_server;
 pub mod medium;
 pub mod net;
