@@ -756,7 +756,10 @@ impl ApNode {
                 let mut start_eap = false;
                 if let (Some(neg), Some(ap_rsne)) = (negotiated(self.sec), self.rsne.as_ref()) {
                     let ok = sta_rsne.as_deref() == Some(ap_rsne.as_slice());
-                    match (ok, pmk(), self.group_keys.clone()) {
+                    // The passphrase's PMK only for PSK: its 4096 PBKDF2
+                    // rounds are no part of an 802.1X association.
+                    let psk = if enterprise { None } else { pmk() };
+                    match (ok, psk, self.group_keys.clone()) {
                         // 802.1X: the PMK comes from the authentication
                         // server after association (12.7.1.3).
                         (true, _, Some(_)) if enterprise => start_eap = true,

@@ -116,6 +116,33 @@ fn leap_server_against_eapol_test() {
         "{out}"
     );
 
+    // FreeRADIUS's own client, radclient, gets a verified answer to
+    // Status-Server (RFC 5997) from it.
+    let args: Vec<String> = [
+        "-x",
+        "-r",
+        "1",
+        "-t",
+        "2",
+        "127.0.0.1:1645",
+        "status",
+        SHARED_SECRET,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    std::fs::write(
+        dir.path().join("status.in"),
+        "Message-Authenticator = 0x00\n",
+    )
+    .unwrap();
+    let (mut cmd, _) = net.command(&ns, "radclient", &args, "radclient").unwrap();
+    cmd.stdin(std::fs::File::open(dir.path().join("status.in")).unwrap());
+    let out = cmd.output().unwrap();
+    let log = std::fs::read_to_string(dir.path().join("radclient.log")).unwrap();
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("Received Access-Accept"), "{log}");
+
     // A wrong password: Access-Reject, and eapol_test fails.
     let (ok, out) = eapol_test(&mut net, "radius", "wrong horse", 1645, "eapol-wrong");
     assert!(!ok, "{out}");

@@ -225,9 +225,61 @@ pub struct ChannelTimes {
     pub eap_failure: bool,
     /// The AP sent EAP-Success.
     pub eap_success: bool,
+    /// From the station's first Authentication frame to the AP's
+    /// Association Response: the whole exchange of an association whose
+    /// keys come with it (DiscoSec).
+    pub auth_to_assoc_ms: Option<f64>,
+    /// From the station's first Authentication frame to message 4: the
+    /// whole 802.11i exchange (authentication, association, EAP, 4-way).
+    pub auth_to_msg4_ms: Option<f64>,
+}
+
+/// The times of the station's first Authentication frame and the AP's
+/// first Association Response in `mpdus` (first transmissions).
+fn mgmt_times(mpdus: &[(u64, Vec<u8>)]) -> (Option<u64>, Option<u64>) {
+    use wisec_wire::mgmt::MgmtSubtype;
+    use wisec_wire::FrameControl;
+    let (mut auth, mut assoc) = (None, None);
+    for (t, m) in mpdus {
+        let (Some(&a), Some(&b)) = (m.first(), m.get(1)) else {
+            continue;
+        };
+        let fc = FrameControl::from_bytes([a, b]);
+        if !fc.is_mgmt() || fc.retry() {
+            continue;
+        }
+        let from_ap = m.get(10..16) == Some(&crate::bss::BSSID.0[..]);
+        let sub = fc.subtype();
+        if sub == MgmtSubtype::Authentication.to_u8() && !from_ap && auth.is_none() {
+            auth = Some(*t);
+        }
+        if sub == MgmtSubtype::AssocResponse.to_u8() && from_ap && assoc.is_none() {
+            assoc = Some(*t);
+        }
+    }
+    (auth, assoc)
 }
 
 impl ChannelTimes {
+    /// The times of the first association in a capture's MPDUs.
+    pub fn from_capture(mpdus: &[(u64, Vec<u8>)]) -> ChannelTimes {
+        let events = eapol_events(mpdus);
+        let mut c = ChannelTimes::from_events(&events);
+        let (auth, assoc) = mgmt_times(mpdus);
+        let since = |a: Option<u64>, b: Option<u64>| {
+            a.zip(b)
+                .filter(|(a, b)| b >= a)
+                .map(|(a, b)| (b - a) as f64 / 1e6)
+        };
+        c.auth_to_assoc_ms = since(auth, assoc);
+        let msg4 = events
+            .iter()
+            .find(|e| e.kind == EapolKind::Key(4))
+            .map(|e| e.t_ns);
+        c.auth_to_msg4_ms = since(auth, msg4);
+        c
+    }
+
     /// The times of the first authentication in `events`.
     pub fn from_events(events: &[EapolEvent]) -> ChannelTimes {
         let mut c = ChannelTimes::default();
@@ -339,6 +391,27 @@ pub struct AuthOutcome {
     pub station_msk: Option<String>,
     /// Ping across the protected link.
     pub ping: Option<PingResult>,
+    /// From the AP's first beacon (the medium's start) to the station's
+    /// keys installed, ms: scan, authentication, association, EAP and the
+    /// 4-way handshake.
+    pub connected_ms: Option<f64>,
+    /// The medium's run.
+    pub medium: BssOutcome,
+}
+
+/// What a DiscoSec association on the same link produced (seed 003,
+/// 5.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiscosecOutcome {
+    /// From the AP's first beacon (the medium's start) to the station's
+    /// session key in use, ms: the station's ECDH, the management frames
+    /// and the AP's ECDH.
+    pub connected_ms: f64,
+    /// The times on the channel (the exchange: station's Authentication
+    /// to the AP's Association Response).
+    pub channel: ChannelTimes,
+    /// Ping across the DiscoSec link.
+    pub ping: Option<PingResult>,
     /// The medium's run.
     pub medium: BssOutcome,
 }
@@ -346,6 +419,7 @@ pub struct AuthOutcome {
 /// The live WPA2-Enterprise lab.
 pub struct EnterpriseLab {
     bss: LiveBss,
+    enterprise: EnterpriseConfig,
     pki: Pki,
     freeradius: ProcId,
     leap: Option<LeapRadiusServer>,
@@ -377,10 +451,11 @@ impl EnterpriseLab {
             mac: host_mac(1),
             ip: RADIUS_IP,
         });
-        cfg.enterprise = Some(EnterpriseConfig::new(
+        let enterprise = EnterpriseConfig::new(
             SocketAddrV4::new(RADIUS_IP, wisec_wire::radius::AUTH_PORT),
             SHARED_SECRET,
-        ));
+        );
+        cfg.enterprise = Some(enterprise.clone());
         let mut bss = LiveBss::create(cfg, run_dir)?;
         if let Some(f) = interrupt {
             bss.net_mut().set_interrupt(f);
@@ -410,6 +485,7 @@ impl EnterpriseLab {
         )?;
         Ok(EnterpriseLab {
             bss,
+            enterprise,
             pki,
             freeradius,
             leap: Some(leap),
@@ -460,34 +536,11 @@ impl EnterpriseLab {
         }
         let server = radius_server_for(t);
         let port = server.port();
-        self.bss.reconfigure(|c| {
-            c.security = t.security;
-            c.phy = if rate.is_ofdm() {
-                PhyProfile::g()
-            } else {
-                PhyProfile::b()
-            };
-            c.rate = rate;
-            c.seed = t.seed;
-            c.loss = if t.loss > 0.0 {
-                vec![
-                    ("sta1".into(), crate::live::bss::AP_NAME.into(), t.loss),
-                    (crate::live::bss::AP_NAME.into(), "sta1".into(), t.loss),
-                ]
-            } else {
-                Vec::new()
-            };
-            if let Some(e) = c.enterprise.as_mut() {
-                e.server = server;
-                e.server_timeout_ms = t.radius_timeout_ms;
-                e.server_tries = t.radius_tries;
-            }
-        })?;
-        for n in ["sta1", "server"] {
-            if let Some(ns) = self.bss.netns(n).cloned() {
-                self.bss.net().ip_in(&ns, &["neigh", "flush", "all"])?;
-            }
-        }
+        let mut e = self.enterprise.clone();
+        e.server = server;
+        e.server_timeout_ms = t.radius_timeout_ms;
+        e.server_tries = t.radius_tries;
+        self.link(t.security, rate, t.loss, t.seed, Some(e))?;
         let password = if t.credentials == Credentials::WrongPassword {
             "not the password"
         } else {
@@ -519,7 +572,7 @@ impl EnterpriseLab {
         let medium = medium?;
         let mpdus = crate::pcap::read_mpdus(capture)
             .map_err(|e| LiveError::io(format!("reading {}", capture.display()), e))?;
-        let channel = ChannelTimes::from_events(&eapol_events(&mpdus));
+        let channel = ChannelTimes::from_capture(&mpdus);
         let record = medium.dot1x.first().cloned();
         let station_msk = medium
             .station_msk
@@ -532,7 +585,14 @@ impl EnterpriseLab {
             where_ = format!("{e}; {where_}");
         }
         let result = classify(t, &status, record.as_ref(), &peer_log, where_)?;
+        let connected_ms = status
+            .connected_s
+            .first()
+            .copied()
+            .flatten()
+            .map(|s| s * 1e3);
         Ok(AuthOutcome {
+            connected_ms,
             result,
             ap_msk: record.as_ref().and_then(|r| r.msk_hex.clone()),
             record,
@@ -540,6 +600,96 @@ impl EnterpriseLab {
             station_msk,
             ping,
             medium,
+        })
+    }
+
+    /// Sets the link for the next medium run, and forgets the neighbours
+    /// (every trial starts from nothing learnt).
+    fn link(
+        &mut self,
+        security: Security,
+        rate: Rate,
+        loss: f64,
+        seed: u64,
+        enterprise: Option<EnterpriseConfig>,
+    ) -> Result<()> {
+        self.bss.reconfigure(|c| {
+            c.security = security;
+            c.phy = if rate.is_ofdm() {
+                PhyProfile::g()
+            } else {
+                PhyProfile::b()
+            };
+            c.rate = rate;
+            c.seed = seed;
+            c.loss = if loss > 0.0 {
+                vec![
+                    ("sta1".into(), crate::live::bss::AP_NAME.into(), loss),
+                    (crate::live::bss::AP_NAME.into(), "sta1".into(), loss),
+                ]
+            } else {
+                Vec::new()
+            };
+            c.enterprise = enterprise;
+        })?;
+        for n in ["sta1", "server"] {
+            if let Some(ns) = self.bss.netns(n).cloned() {
+                self.bss.net().ip_in(&ns, &["neigh", "flush", "all"])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A DiscoSec (fast_auth) association on the same link, for seed
+    /// 003's comparison of its key exchange with 802.11i's: from the
+    /// AP's first beacon to the station's session key, then ping.
+    pub fn discosec_trial(
+        &mut self,
+        mbps: f64,
+        loss: f64,
+        seed: u64,
+        ping_count: u32,
+        cal: &Calibration,
+        capture: &Path,
+    ) -> Result<DiscosecOutcome> {
+        let rate = Rate::from_mbps(mbps)
+            .ok_or_else(|| LiveError::Config(format!("no 802.11a/b/g rate of {mbps} Mb/s")))?;
+        self.link(Security::DiscosecFast, rate, loss, seed, None)?;
+        self.bss.start(cal, Some(capture))?;
+        let measured = self
+            .bss
+            .wait_connected(Duration::from_secs(20))
+            .and_then(|st| {
+                let mut ping = None;
+                if ping_count > 0 {
+                    let sta = self
+                        .bss
+                        .netns("sta1")
+                        .cloned()
+                        .ok_or_else(|| LiveError::Config("no station namespace".into()))?;
+                    let server = self.bss.config().hosts[0].ip;
+                    ping = Some(tools::ping(
+                        self.bss.net_mut(),
+                        &sta,
+                        server,
+                        ping_count,
+                        Duration::from_millis(100),
+                        32,
+                        "sta1-ping",
+                    )?);
+                }
+                Ok((st, ping))
+            });
+        std::thread::sleep(Duration::from_millis(100));
+        let medium = self.bss.stop();
+        let (st, ping) = measured?;
+        let mpdus = crate::pcap::read_mpdus(capture)
+            .map_err(|e| LiveError::io(format!("reading {}", capture.display()), e))?;
+        Ok(DiscosecOutcome {
+            connected_ms: st.connected_s.first().copied().flatten().unwrap_or(0.0) * 1e3,
+            channel: ChannelTimes::from_capture(&mpdus),
+            ping,
+            medium: medium?,
         })
     }
 

@@ -1,0 +1,131 @@
+//! `wisec lab run auth` as a user runs it (as root, which CI is): a small
+//! run of PEAP and LEAP whose report sets the times beside seed 001's
+//! Table 6-19, whose channel capture `wisec decrypt --msk` decrypts with
+//! the MSK the report gives, and a run with a wrong password whose trials
+//! fail and say so.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn wisec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args(args)
+        .output()
+        .expect("running wisec")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn trial(dir: &Path, label: &str) -> serde_json::Value {
+    let p = dir.join("trials").join(format!("{label}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+}
+
+#[test]
+fn auth_runs_live_and_its_capture_decrypts_with_the_msk() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let list = wisec(&["lab", "list"]);
+    assert!(
+        text(&list).contains("auth") && text(&list).contains("(live)"),
+        "{}",
+        text(&list)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("auth");
+    let o = wisec(&[
+        "lab",
+        "run",
+        "auth",
+        "--quick",
+        "--calibration",
+        "nominal",
+        "-q",
+        "--pcap",
+        "all",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Table 6-19"), "{md}");
+    assert!(md.contains("79.400") && md.contains("65.400"), "{md}");
+    for (label, method) in [
+        ("peap-ccmp128-2mbps-c1-t00", "peap"),
+        ("leap-ccmp128-2mbps-c1-t00", "leap"),
+    ] {
+        let t = trial(&out, label);
+        assert_eq!(t["spec"]["params"]["method"], method);
+        assert_eq!(t["metrics"]["outcome"], "success", "{t}");
+        assert_eq!(t["metrics"]["msk_match"], true, "{t}");
+        assert!(t["metrics"]["eap_ms"].as_f64().unwrap() > 0.0, "{t}");
+        assert_eq!(t["metrics"]["ping_replies"], 3, "{t}");
+        let msk = t["secrets"]["msk_hex"].as_str().unwrap().to_string();
+        assert!(md.contains(&msk), "the report gives the MSK of {label}");
+        // wisec decrypt, given only the MSK, finds the 4-way handshake,
+        // derives the PTK and decrypts the pings.
+        let pcap = out.join("channels").join(format!("{label}-live.pcap"));
+        let dec = dir.path().join(format!("{label}-dec.pcap"));
+        let d = wisec(&[
+            "decrypt",
+            "--msk",
+            &msk,
+            pcap.to_str().unwrap(),
+            dec.to_str().unwrap(),
+        ]);
+        let s = text(&d);
+        assert!(d.status.success(), "{s}");
+        assert!(s.contains("PTKs 1"), "{s}");
+        let decrypted: u64 = s
+            .lines()
+            .find(|l| l.starts_with("frames read"))
+            .and_then(|l| l.split("decrypted ").nth(1))
+            .and_then(|x| x.split(',').next())
+            .and_then(|x| x.trim().parse().ok())
+            .unwrap();
+        assert!(decrypted >= 6, "{s}");
+    }
+
+    // A wrong password: the run completes, its trials failed and say why.
+    let bad = dir.path().join("bad");
+    let o = wisec(&[
+        "lab",
+        "run",
+        "auth",
+        "--quick",
+        "--calibration",
+        "nominal",
+        "-q",
+        "--set",
+        "methods=peap",
+        "--set",
+        "credentials=wrong-password",
+        "--out",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let t = trial(&bad, "peap-ccmp128-2mbps-c1-t00");
+    assert_eq!(t["metrics"]["outcome"], "failed", "{t}");
+    assert!(t["metrics"]["failure"]
+        .as_str()
+        .unwrap()
+        .contains("Access-Reject"));
+    assert!(t["metrics"].get("eap_ms").is_none(), "{t}");
+
+    // A parameter the experiment does not have is a usage error.
+    let o = wisec(&["lab", "run", "auth", "--set", "methods=eke"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("eke"), "{}", text(&o));
+}
