@@ -421,6 +421,19 @@ fn negotiated_for(sec: Security, akm: Akm) -> Option<Negotiated> {
     Some(Negotiated::rsn(akm, cs, cs, None))
 }
 
+/// What both ends of an association with `spa` agreed on before a 4-way
+/// handshake: `neg`, and the same RSNE `rsne` in the AP's beacons and the
+/// station's request (the lab's stations copy the AP's).
+fn association(neg: Negotiated, rsne: &[u8], spa: MacAddr) -> Option<Association> {
+    Some(Association {
+        negotiated: neg,
+        aa: BSSID,
+        spa,
+        ap_rsne: ElementBuf::new(rsne).ok()?,
+        sta_rsne: ElementBuf::new(rsne).ok()?,
+    })
+}
+
 /// The PMK of the lab's passphrase and SSID (IEEE Std 802.11-2020,
 /// J.4.1), derived once per process: 4096 PBKDF2 iterations are a pause a
 /// real station takes when it is configured, not at every association, and
@@ -764,17 +777,8 @@ impl ApNode {
                         // server after association (12.7.1.3).
                         (true, _, Some(_)) if enterprise => start_eap = true,
                         (true, Some(pmk), Some(gk)) => {
-                            let (Ok(a), Ok(s)) =
-                                (ElementBuf::new(ap_rsne), ElementBuf::new(ap_rsne))
-                            else {
+                            let Some(assoc) = association(neg, ap_rsne, sta) else {
                                 return;
-                            };
-                            let assoc = Association {
-                                negotiated: neg,
-                                aa: BSSID,
-                                spa: sta,
-                                ap_rsne: a,
-                                sta_rsne: s,
                             };
                             c.auth = Authenticator::new(assoc, pmk, gk, Timing::default())
                                 .ok()
@@ -1449,15 +1453,8 @@ impl StaNode {
                 } else if let (Some(neg), Some(r), Some(pmk)) =
                     (negotiated(self.sec), rsne(self.sec), pmk())
                 {
-                    let (Ok(a), Ok(s)) = (ElementBuf::new(&r), ElementBuf::new(&r)) else {
+                    let Some(assoc) = association(neg, &r, self.addr) else {
                         return;
-                    };
-                    let assoc = Association {
-                        negotiated: neg,
-                        aa: BSSID,
-                        spa: self.addr,
-                        ap_rsne: a,
-                        sta_rsne: s,
                     };
                     self.supp = Supplicant::new(assoc, pmk).ok().map(Box::new);
                     self.phase = StaPhase::Handshake;

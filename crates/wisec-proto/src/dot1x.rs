@@ -627,6 +627,16 @@ mod tests {
 
     extern crate std;
 
+    /// An authenticator that sent EAP-Request/Identity and relayed the
+    /// station's answer (identity "u"); its first Identifier.
+    fn identified(c: &Config, ids: &mut IdPool, rng: &mut Rng) -> (Authenticator, u8) {
+        let mut a = Authenticator::new(STA);
+        a.start(Instant::ZERO, c, ids, rng);
+        let id0 = a.poll_eapol().unwrap()[5];
+        a.handle_eapol(Instant::ZERO, &eapol(&[2, id0, 0, 6, 1, b'u']), c, ids, rng);
+        (a, id0)
+    }
+
     /// A whole EAP-MD5-like exchange against a scripted server: identity,
     /// one challenge with State, an Access-Accept with keys; the MSK is
     /// Recv-Key then Send-Key.
@@ -732,16 +742,7 @@ mod tests {
         let c = cfg();
         let mut ids = IdPool::new(0);
         let mut rng = Rng(3);
-        let mut a = Authenticator::new(STA);
-        a.start(Instant::ZERO, &c, &mut ids, &mut rng);
-        let id0 = a.poll_eapol().unwrap()[5];
-        a.handle_eapol(
-            Instant::ZERO,
-            &eapol(&[2, id0, 0, 6, 1, b'u']),
-            &c,
-            &mut ids,
-            &mut rng,
-        );
+        let (mut a, _) = identified(&c, &mut ids, &mut rng);
         let first = a.poll_radius().unwrap().to_vec();
         let mut sent = 1;
         let mut t = Instant::ZERO;
@@ -768,16 +769,7 @@ mod tests {
         let c = cfg();
         let mut ids = IdPool::new(0);
         let mut rng = Rng(5);
-        let mut a = Authenticator::new(STA);
-        a.start(Instant::ZERO, &c, &mut ids, &mut rng);
-        let id0 = a.poll_eapol().unwrap()[5];
-        a.handle_eapol(
-            Instant::ZERO,
-            &eapol(&[2, id0, 0, 6, 1, b'u']),
-            &c,
-            &mut ids,
-            &mut rng,
-        );
+        let (mut a, id0) = identified(&c, &mut ids, &mut rng);
         let r = a.poll_radius().unwrap().to_vec();
         let q = Packet::new_checked(&r[..]).unwrap();
         let mut out = [0u8; 128];

@@ -88,42 +88,56 @@ impl From<wisec_crypto::Error> for RadiusError {
     }
 }
 
-/// A RADIUS shared secret, wiped on drop.
+/// 1 to `N` octets of key material in a fixed buffer, wiped on drop.
 #[derive(Clone)]
-pub struct Secret {
-    bytes: [u8; SECRET_MAX],
+struct KeyBytes<const N: usize> {
+    bytes: [u8; N],
     len: usize,
 }
 
+impl<const N: usize> KeyBytes<N> {
+    fn new(k: &[u8]) -> Option<KeyBytes<N>> {
+        if k.is_empty() || k.len() > N {
+            return None;
+        }
+        let mut bytes = [0u8; N];
+        bytes[..k.len()].copy_from_slice(k);
+        Some(KeyBytes {
+            bytes,
+            len: k.len(),
+        })
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+impl<const N: usize> Drop for KeyBytes<N> {
+    fn drop(&mut self) {
+        self.bytes.zeroize();
+    }
+}
+
+/// A RADIUS shared secret, wiped on drop.
+#[derive(Clone)]
+pub struct Secret(KeyBytes<SECRET_MAX>);
+
 impl core::fmt::Debug for Secret {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Secret({} octets)", self.len)
+        write!(f, "Secret({} octets)", self.0.len)
     }
 }
 
 impl Secret {
     /// A secret of 1 to 128 octets.
     pub fn new(s: &[u8]) -> Option<Secret> {
-        if s.is_empty() || s.len() > SECRET_MAX {
-            return None;
-        }
-        let mut bytes = [0u8; SECRET_MAX];
-        bytes[..s.len()].copy_from_slice(s);
-        Some(Secret {
-            bytes,
-            len: s.len(),
-        })
+        KeyBytes::new(s).map(Secret)
     }
 
     /// The secret.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
-    }
-}
-
-impl Drop for Secret {
-    fn drop(&mut self) {
-        self.bytes.zeroize();
+        self.0.as_bytes()
     }
 }
 
@@ -387,34 +401,23 @@ pub fn eap_message(p: &Packet<&[u8]>, out: &mut [u8]) -> Result<usize, RadiusErr
 /// define it for RADIUS (MS-MPPE-Recv-Key, then MS-MPPE-Send-Key), or a
 /// LEAP session key. Wiped on drop.
 #[derive(Clone)]
-pub struct Msk {
-    bytes: [u8; MSK_MAX],
-    len: usize,
-}
+pub struct Msk(KeyBytes<MSK_MAX>);
 
 impl core::fmt::Debug for Msk {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "Msk({} octets)", self.len)
+        write!(f, "Msk({} octets)", self.0.len)
     }
 }
 
 impl Msk {
     /// An MSK of 1 to 128 octets.
     pub fn new(k: &[u8]) -> Option<Msk> {
-        if k.is_empty() || k.len() > MSK_MAX {
-            return None;
-        }
-        let mut bytes = [0u8; MSK_MAX];
-        bytes[..k.len()].copy_from_slice(k);
-        Some(Msk {
-            bytes,
-            len: k.len(),
-        })
+        KeyBytes::new(k).map(Msk)
     }
 
     /// The key.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        self.0.as_bytes()
     }
 
     /// The PMK of an 802.1X AKM (IEEE Std 802.11-2020, 12.7.1.3): the
@@ -424,15 +427,10 @@ impl Msk {
     /// 16-octet LEAP PMK (HMAC pads every key with zeros to its block).
     pub fn pmk(&self) -> [u8; 32] {
         let mut p = [0u8; 32];
-        let n = self.len.min(32);
-        p[..n].copy_from_slice(&self.bytes[..n]);
+        let k = self.as_bytes();
+        let n = k.len().min(32);
+        p[..n].copy_from_slice(&k[..n]);
         p
-    }
-}
-
-impl Drop for Msk {
-    fn drop(&mut self) {
-        self.bytes.zeroize();
     }
 }
 

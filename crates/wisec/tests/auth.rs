@@ -26,6 +26,23 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// `wisec lab run auth --quick` into `out`, with `extra` arguments.
+fn run_auth(out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "lab",
+        "run",
+        "auth",
+        "--quick",
+        "--calibration",
+        "nominal",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    wisec(&args)
+}
+
 fn trial(dir: &Path, label: &str) -> serde_json::Value {
     let p = dir.join("trials").join(format!("{label}.json"));
     serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
@@ -45,19 +62,7 @@ fn auth_runs_live_and_its_capture_decrypts_with_the_msk() {
 
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("auth");
-    let o = wisec(&[
-        "lab",
-        "run",
-        "auth",
-        "--quick",
-        "--calibration",
-        "nominal",
-        "-q",
-        "--pcap",
-        "all",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_auth(&out, &["--pcap", "all"]);
     assert!(o.status.success(), "{}", text(&o));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("Table 6-19"), "{md}");
@@ -100,21 +105,15 @@ fn auth_runs_live_and_its_capture_decrypts_with_the_msk() {
 
     // A wrong password: the run completes, its trials failed and say why.
     let bad = dir.path().join("bad");
-    let o = wisec(&[
-        "lab",
-        "run",
-        "auth",
-        "--quick",
-        "--calibration",
-        "nominal",
-        "-q",
-        "--set",
-        "methods=peap",
-        "--set",
-        "credentials=wrong-password",
-        "--out",
-        bad.to_str().unwrap(),
-    ]);
+    let o = run_auth(
+        &bad,
+        &[
+            "--set",
+            "methods=peap",
+            "--set",
+            "credentials=wrong-password",
+        ],
+    );
     assert!(o.status.success(), "{}", text(&o));
     let t = trial(&bad, "peap-ccmp128-2mbps-c1-t00");
     assert_eq!(t["metrics"]["outcome"], "failed", "{t}");

@@ -19,7 +19,8 @@
 //! datagram on the station's key port.
 
 use super::{
-    negotiated_for, rsne, rsne_for, ApNode, StaNode, StaPhase, BSSID, EAPOL, T_MGMT, T_RX,
+    association, negotiated_for, rsne, rsne_for, ApNode, StaNode, StaPhase, BSSID, EAPOL, T_MGMT,
+    T_RX,
 };
 use crate::node::Ctx;
 use crate::port::SharedPort;
@@ -28,9 +29,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use wisec_crypto::ptk::Pmk;
 use wisec_proto::dot1x::{self, Authenticator as EapAuthenticator, Event, Failure};
-use wisec_proto::fourway::{Association, Authenticator, Supplicant, Timing};
+use wisec_proto::fourway::{Authenticator, Supplicant, Timing};
 use wisec_proto::radius::{IdPool, Msk};
-use wisec_proto::rsn::ElementBuf;
 use wisec_wire::element::Akm;
 use wisec_wire::{Addressing, DataFrameRepr, MacAddr, MgmtBody, ReasonCode};
 use zeroize::{Zeroize, Zeroizing};
@@ -72,16 +72,17 @@ impl Dot1xOutcome {
     }
 
     /// What it means, for reports.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Dot1xOutcome::Accepted => "accepted",
-            Dot1xOutcome::AcceptedWithoutKeys => "accepted without keys",
-            Dot1xOutcome::Rejected => "rejected by the RADIUS server (Access-Reject)",
-            Dot1xOutcome::ServerTimeout => "the RADIUS server did not answer",
-            Dot1xOutcome::SupplicantTimeout => "the station did not answer the EAP requests",
-            Dot1xOutcome::Logoff => "the station logged off",
-            Dot1xOutcome::Internal => "the AP could not build a RADIUS request",
-        }
+    pub fn describe(self) -> String {
+        let f = match self {
+            Dot1xOutcome::Accepted => return "accepted".into(),
+            Dot1xOutcome::AcceptedWithoutKeys => return "accepted without keys".into(),
+            Dot1xOutcome::Rejected => Failure::Rejected,
+            Dot1xOutcome::ServerTimeout => Failure::ServerTimeout,
+            Dot1xOutcome::SupplicantTimeout => Failure::SupplicantTimeout,
+            Dot1xOutcome::Logoff => Failure::Logoff,
+            Dot1xOutcome::Internal => Failure::Internal,
+        };
+        f.to_string()
     }
 }
 
@@ -378,15 +379,8 @@ impl ApNode {
         ) else {
             return;
         };
-        let (Ok(ap_rsne), Ok(sta_rsne)) = (ElementBuf::new(&r), ElementBuf::new(&r)) else {
+        let Some(assoc) = association(neg, &r, sta) else {
             return;
-        };
-        let assoc = Association {
-            negotiated: neg,
-            aa: BSSID,
-            spa: sta,
-            ap_rsne,
-            sta_rsne,
         };
         let Some(c) = self.clients.get_mut(&sta) else {
             return;
@@ -478,15 +472,8 @@ impl StaNode {
         ) else {
             return;
         };
-        let (Ok(a), Ok(s)) = (ElementBuf::new(&r), ElementBuf::new(&r)) else {
+        let Some(assoc) = association(neg, &r, self.addr) else {
             return;
-        };
-        let assoc = Association {
-            negotiated: neg,
-            aa: BSSID,
-            spa: self.addr,
-            ap_rsne: a,
-            sta_rsne: s,
         };
         self.supp = Supplicant::new(assoc, pmk).ok().map(Box::new);
     }

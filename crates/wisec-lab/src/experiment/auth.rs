@@ -24,20 +24,18 @@
 //! loss at the link's rate ([`signal_loss`]); the rate itself is the
 //! seed's fixed 2 Mb/s.
 
-use super::params::{bad_params, mean_sd, num, text};
+use super::params::{bad_params, in_range, list, mean_sd, num, text};
 use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Secrets,
     Series, Table, TrialEnv, TrialResult, TrialSpec, Value,
 };
 use crate::bss::SSID;
 use crate::cost::Security;
-use crate::experiment::overhead_live::frame_airtime;
+use crate::experiment::overhead_live::{link_phy_and_bound, live_err};
 use crate::live::enterprise::{AuthResult, AuthTrial, Credentials, EnterpriseLab};
 use crate::live::supplicant::EapMethod;
-use crate::live::LiveError;
-use crate::phy::{PhyProfile, Rate};
+use crate::phy::Rate;
 use crate::rng::derive_seed;
-use crate::time::Time;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
@@ -223,10 +221,6 @@ impl std::fmt::Debug for Auth {
     }
 }
 
-fn list<T>(v: &str, what: &str, f: impl Fn(&str) -> Option<T>) -> Result<Vec<T>, ExperimentError> {
-    super::params::list(v, what, f)
-}
-
 impl Auth {
     /// The experiment with `opts` applied. Overrides: `methods=peap,leap,
     /// tls,ttls,md5,discosec`, `configs=1,3,-85` (seed configurations or
@@ -269,12 +263,7 @@ impl Auth {
                         Security::from_name(x).filter(|s| s.is_rsn() && s.discosec_mode().is_none())
                     })?
                 }
-                "ping_count" => {
-                    ping_count =
-                        v.parse().ok().filter(|n| *n <= 1000).ok_or_else(|| {
-                            ExperimentError(format!("ping_count: '{v}' (0 to 1000)"))
-                        })?
-                }
+                "ping_count" => ping_count = in_range(k, v, 0..=1000)?,
                 "credentials" => {
                     credentials = Credentials::parse(v.trim_matches('"')).ok_or_else(|| {
                         ExperimentError(format!(
@@ -282,33 +271,9 @@ impl Auth {
                         ))
                     })?
                 }
-                "radius_timeout_ms" => {
-                    radius_timeout_ms = v
-                        .parse()
-                        .ok()
-                        .filter(|n| (10..=60_000).contains(n))
-                        .ok_or_else(|| {
-                            ExperimentError(format!("radius_timeout_ms: '{v}' (10 to 60000)"))
-                        })?
-                }
-                "radius_tries" => {
-                    radius_tries = v
-                        .parse()
-                        .ok()
-                        .filter(|n| (1..=10).contains(n))
-                        .ok_or_else(|| ExperimentError(format!("radius_tries: '{v}' (1 to 10)")))?
-                }
-                "lag_bound" => {
-                    lag_bound_fraction = v
-                        .parse()
-                        .ok()
-                        .filter(|s: &f64| *s > 0.0 && *s <= 100.0)
-                        .ok_or_else(|| {
-                            ExperimentError(format!(
-                                "lag_bound: '{v}' (a fraction of one frame's airtime, above 0)"
-                            ))
-                        })?
-                }
+                "radius_timeout_ms" => radius_timeout_ms = in_range(k, v, 10..=60_000)?,
+                "radius_tries" => radius_tries = in_range(k, v, 1..=10)?,
+                "lag_bound" => lag_bound_fraction = in_range(k, v, 0.001..=100.0)?,
                 _ => return Err(ExperimentError(format!("auth has no parameter '{k}'"))),
             }
         }
@@ -353,13 +318,6 @@ would not associate (the rate's sensitivity is {} dBm)",
 
     fn signal(&self, name: &str) -> Option<&Signal> {
         self.signals.iter().find(|s| s.name == name)
-    }
-}
-
-fn live_err(e: LiveError) -> ExperimentError {
-    match e {
-        LiveError::Interrupted => ExperimentError::interrupted(),
-        e => ExperimentError(format!("live: {e}")),
     }
 }
 
@@ -489,11 +447,7 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        if env
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-        {
+        if env.interrupted() {
             return Err(ExperimentError::interrupted());
         }
         let bad = || bad_params(spec);
@@ -510,14 +464,7 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
             .ok_or_else(bad)?;
         let loss = signal_loss(signal.rssi_dbm, rate).ok_or_else(bad)?;
         let phy_rate = Rate::from_mbps(rate).ok_or_else(bad)?;
-        let phy = if phy_rate.is_ofdm() {
-            PhyProfile::g()
-        } else {
-            PhyProfile::b()
-        };
-        let bound = Time::from_ns(
-            (frame_airtime(&phy, phy_rate).as_ns() as f64 * self.lag_bound_fraction).round() as u64,
-        );
+        let (phy, bound) = link_phy_and_bound(phy_rate, self.lag_bound_fraction);
         let mut guard = self.lab.borrow_mut();
         if guard.is_none() {
             *guard = Some(
@@ -562,14 +509,7 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
                 ins(&mut r, "outcome", "success".into());
                 ins(&mut r, "connected_ms", o.connected_ms.into());
                 ins(&mut r, "exchange_ms", o.channel.auth_to_assoc_ms.into());
-                if let Some(p) = &o.ping {
-                    ins(
-                        &mut r,
-                        "ping_ms",
-                        (p.received > 0).then_some(p.avg_ms).into(),
-                    );
-                    ins(&mut r, "ping_replies", p.received.into());
-                }
+                record_ping(&mut r, o.ping.as_ref());
                 r.secrets = Some(Secrets {
                     suite: Security::DiscosecFast.name().into(),
                     ssid: SSID.into(),
@@ -627,14 +567,7 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
                         rec.radius_retransmissions.into(),
                     );
                 }
-                if let Some(p) = &o.ping {
-                    ins(
-                        &mut r,
-                        "ping_ms",
-                        (p.received > 0).then_some(p.avg_ms).into(),
-                    );
-                    ins(&mut r, "ping_replies", p.received.into());
-                }
+                record_ping(&mut r, o.ping.as_ref());
                 if m.derives_keys() && o.result == AuthResult::Success {
                     ins(
                         &mut r,
@@ -704,6 +637,18 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
             plots,
             notes: self.notes(),
         }
+    }
+}
+
+/// Seed 001's response time: ping's mean round trip (none without a
+/// reply) and the replies.
+fn record_ping(r: &mut TrialResult, ping: Option<&crate::live::tools::PingResult>) {
+    if let Some(p) = ping {
+        r.metrics.insert(
+            "ping_ms".into(),
+            (p.received > 0).then_some(p.avg_ms).into(),
+        );
+        r.metrics.insert("ping_replies".into(), p.received.into());
     }
 }
 

@@ -578,6 +578,13 @@ impl<'a> TrialEnv<'a> {
         }
     }
 
+    /// Whether the run was asked to stop (Ctrl-C, SIGTERM).
+    pub fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
     /// Connects the observer, if any, to `channel` of `sim`.
     pub fn observe(&self, sim: &mut Simulator, channel: ChannelId) {
         if let Some(o) = &self.observer {

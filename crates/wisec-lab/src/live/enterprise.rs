@@ -659,27 +659,7 @@ impl EnterpriseLab {
         let measured = self
             .bss
             .wait_connected(Duration::from_secs(20))
-            .and_then(|st| {
-                let mut ping = None;
-                if ping_count > 0 {
-                    let sta = self
-                        .bss
-                        .netns("sta1")
-                        .cloned()
-                        .ok_or_else(|| LiveError::Config("no station namespace".into()))?;
-                    let server = self.bss.config().hosts[0].ip;
-                    ping = Some(tools::ping(
-                        self.bss.net_mut(),
-                        &sta,
-                        server,
-                        ping_count,
-                        Duration::from_millis(100),
-                        32,
-                        "sta1-ping",
-                    )?);
-                }
-                Ok((st, ping))
-            });
+            .and_then(|st| Ok((st, self.ping(ping_count)?)));
         std::thread::sleep(Duration::from_millis(100));
         let medium = self.bss.stop();
         let (st, ping) = measured?;
@@ -715,25 +695,36 @@ impl EnterpriseLab {
         // Three full RADIUS give-ups' worth, and some.
         let wait = Duration::from_millis(t.radius_timeout_ms * u64::from(t.radius_tries) + 15_000);
         let st = self.bss.wait_authenticated(wait)?;
-        let mut ping = None;
-        if st.all_connected() && t.ping_count > 0 {
-            let sta = self
-                .bss
-                .netns("sta1")
-                .cloned()
-                .ok_or_else(|| LiveError::Config("no station namespace".into()))?;
-            let server = self.bss.config().hosts[0].ip;
-            ping = Some(tools::ping(
-                self.bss.net_mut(),
-                &sta,
-                server,
-                t.ping_count,
-                Duration::from_millis(100),
-                32,
-                "sta1-ping",
-            )?);
-        }
+        let ping = if st.all_connected() {
+            self.ping(t.ping_count)?
+        } else {
+            None
+        };
         Ok((ping, st))
+    }
+
+    /// Seed 001's response time: `count` echo requests of 32 octets from
+    /// the station to the wired server, 100 ms apart (`None` for none).
+    fn ping(&mut self, count: u32) -> Result<Option<PingResult>> {
+        if count == 0 {
+            return Ok(None);
+        }
+        let sta = self
+            .bss
+            .netns("sta1")
+            .cloned()
+            .ok_or_else(|| LiveError::Config("no station namespace".into()))?;
+        let server = self.bss.config().hosts[0].ip;
+        tools::ping(
+            self.bss.net_mut(),
+            &sta,
+            server,
+            count,
+            Duration::from_millis(100),
+            32,
+            "sta1-ping",
+        )
+        .map(Some)
     }
 
     /// Stops everything and removes what the lab created.
@@ -795,7 +786,7 @@ station's MSK {})",
                 "never appeared in wpa_supplicant's log"
             }
         ))),
-        Some(o) => Ok(AuthResult::Failed(o.describe().to_string())),
+        Some(o) => Ok(AuthResult::Failed(o.describe())),
         None => Err(LiveError::Config(format!(
             "the station did not authenticate (phase {:?}, no verdict from the RADIUS server)",
             st.phases.first().copied().flatten()

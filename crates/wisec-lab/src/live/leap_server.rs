@@ -156,6 +156,20 @@ impl Drop for LeapRadiusServer {
     }
 }
 
+/// An Access-Challenge to `req` carrying `eap` and the exchange's `state`.
+fn challenge(
+    req: &wisec_wire::radius::Packet<&[u8]>,
+    eap: &[u8],
+    state: &[u8],
+    secret: &Secret,
+    out: &mut [u8],
+) -> Option<usize> {
+    radius::build_response(Code::AccessChallenge, req, Some(eap), secret, out, |w| {
+        w.add(AttrType::STATE, state).map(drop).map_err(Into::into)
+    })
+    .ok()
+}
+
 /// The answer to one verified request, and what to record.
 fn answer(
     req: &[u8],
@@ -213,15 +227,7 @@ fn answer(
             let k = leap.start(id, rng, &mut leap_out).ok()?;
             let mut st = vec![0u8; 16];
             rng.fill_bytes(&mut st);
-            let r = radius::build_response(
-                Code::AccessChallenge,
-                &p,
-                Some(&leap_out[..k]),
-                secret,
-                out,
-                |w| w.add(AttrType::STATE, &st).map(drop).map_err(Into::into),
-            )
-            .ok();
+            let r = challenge(&p, &leap_out[..k], &st, secret, out);
             sessions.insert(
                 st,
                 Session {
@@ -233,15 +239,7 @@ fn answer(
         }
         Some((st, mut s)) => match s.leap.handle(eap_pkt, &mut leap_out) {
             Ok(Step::Challenge(k)) => {
-                let r = radius::build_response(
-                    Code::AccessChallenge,
-                    &p,
-                    Some(&leap_out[..k]),
-                    secret,
-                    out,
-                    |w| w.add(AttrType::STATE, &st).map(drop).map_err(Into::into),
-                )
-                .ok();
+                let r = challenge(&p, &leap_out[..k], &st, secret, out);
                 s.touched = Instant::now();
                 sessions.insert(st, s);
                 r

@@ -188,6 +188,19 @@ fn quoted(s: &str) -> Result<String> {
     }
 }
 
+/// The `authenticate` section of both virtual servers: PAP (TTLS's inner
+/// method), MS-CHAP (PEAP's inner EAP-MSCHAPv2) and EAP.
+const AUTHENTICATE: &str = "    authenticate {
+        Auth-Type PAP {
+            pap
+        }
+        Auth-Type MS-CHAP {
+            mschap
+        }
+        eap
+    }
+";
+
 /// The text of `radiusd.conf` for `c`.
 pub fn radiusd_conf(c: &FreeRadiusConfig) -> Result<String> {
     let d = c.dir.display();
@@ -314,16 +327,7 @@ server default {{
         files
         pap
     }}
-    authenticate {{
-        Auth-Type PAP {{
-            pap
-        }}
-        Auth-Type MS-CHAP {{
-            mschap
-        }}
-        eap
-    }}
-    post-auth {{
+{authenticate}    post-auth {{
         Post-Auth-Type REJECT {{
             reject
         }}
@@ -338,16 +342,7 @@ server inner {{
         mschap
         pap
     }}
-    authenticate {{
-        Auth-Type PAP {{
-            pap
-        }}
-        Auth-Type MS-CHAP {{
-            mschap
-        }}
-        eap
-    }}
-}}
+{authenticate}}}
 "#,
         certs = p.dir.display(),
         client = c.client,
@@ -357,6 +352,7 @@ server inner {{
         ca = p.ca_cert.display(),
         ip = c.listen.ip(),
         port = c.listen.port(),
+        authenticate = AUTHENTICATE,
     );
     Ok(s)
 }
@@ -394,34 +390,29 @@ pub fn wait_for_log(
         if text.contains(ready) {
             return Ok(());
         }
-        let tail = || {
+        let fail = |why: String| {
             let v: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-            v[v.len().saturating_sub(6)..].join(" | ")
-        };
-        if !net.running(id) {
-            return Err(LiveError::Command {
+            LiveError::Command {
                 command: what.to_string(),
                 message: format!(
-                    "exited before it was ready: {} (log: {})",
-                    tail(),
+                    "{why}: {} (log: {})",
+                    v[v.len().saturating_sub(6)..].join(" | "),
                     log.display()
                 ),
-            });
+            }
+        };
+        if !net.running(id) {
+            return Err(fail("exited before it was ready".into()));
         }
         if net.interrupted() {
             return Err(LiveError::Interrupted);
         }
         if Instant::now() >= deadline {
             net.stop(id);
-            return Err(LiveError::Command {
-                command: what.to_string(),
-                message: format!(
-                    "not ready within {} s: {} (log: {})",
-                    timeout.as_secs_f64(),
-                    tail(),
-                    log.display()
-                ),
-            });
+            return Err(fail(format!(
+                "not ready within {} s",
+                timeout.as_secs_f64()
+            )));
         }
         std::thread::sleep(Duration::from_millis(10));
     }
