@@ -410,6 +410,14 @@ pub struct DiscosecOutcome {
     /// The times on the channel (the exchange: station's Authentication
     /// to the AP's Association Response).
     pub channel: ChannelTimes,
+    /// The ECDH the exchange computes, measured on this host with the same
+    /// code after the medium stopped, ms: the station's key pair and
+    /// agreement (before its Authentication frame) and the AP's agreement
+    /// (between that frame and its answer). The live medium runs the
+    /// DiscoSec cores inside its event loop without charging their
+    /// processor time to virtual time, so the channel's exchange leaves
+    /// this out.
+    pub ecdh_ms: f64,
     /// Ping across the DiscoSec link.
     pub ping: Option<PingResult>,
     /// The medium's run.
@@ -668,6 +676,7 @@ impl EnterpriseLab {
         Ok(DiscosecOutcome {
             connected_ms: st.connected_s.first().copied().flatten().unwrap_or(0.0) * 1e3,
             channel: ChannelTimes::from_capture(&mpdus),
+            ecdh_ms: discosec_ecdh_ms(seed),
             ping,
             medium: medium?,
         })
@@ -734,6 +743,33 @@ impl EnterpriseLab {
         }
         self.bss.close()
     }
+}
+
+/// The processor time of one DiscoSec key exchange's ECDH on this host
+/// (P-256, DiscoSec's default curve): a station key pair, the station's
+/// agreement and the AP's, each the median of 15 runs of wisec's own
+/// DiscoSec key code, ms.
+pub fn discosec_ecdh_ms(seed: u64) -> f64 {
+    use wisec_proto::discosec::{Curve, KeyPair};
+    let mut rng = crate::bss::LabRng::new(seed);
+    let ap = KeyPair::generate(Curve::P256, &mut rng);
+    let median = |f: &mut dyn FnMut()| {
+        let mut v: Vec<f64> = (0..15)
+            .map(|_| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let mut sta = KeyPair::generate(Curve::P256, &mut rng);
+    let keygen = median(&mut || sta = KeyPair::generate(Curve::P256, &mut rng));
+    let agree = median(&mut || {
+        let _ = std::hint::black_box(sta.agree(ap.public().as_bytes()));
+    });
+    keygen + 2.0 * agree
 }
 
 /// The RADIUS server a trial of `t` uses.
