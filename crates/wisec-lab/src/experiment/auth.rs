@@ -765,6 +765,7 @@ impl Auth {
         .column("RADIUS sd", Some("ms"))
         .column("to message 4", Some("ms"))
         .column("msg 4 sd", Some("ms"))
+        .column("server's share", Some("ms"))
         .column("EAP round trips", None)
         .column("RADIUS round trips", None)
         .column("seed 001", Some("ms"))
@@ -788,6 +789,7 @@ impl Auth {
             let (e, esd) = mean_sd(&values(&rs, "eap_ms"));
             let (rad, rsd) = mean_sd(&values(&rs, "radius_ms"));
             let (a, asd) = mean_sd(&values(&rs, "auth_ms"));
+            let (srv, _) = mean_sd(&values(&rs, "server_wait_ms"));
             let (rt, _) = mean_sd(&values(&rs, "eap_round_trips"));
             let (rrt, _) = mean_sd(&values(&rs, "radius_round_trips"));
             let (p, _) = mean_sd(&values(&rs, "ping_ms"));
@@ -805,6 +807,7 @@ impl Auth {
                 ms(rsd),
                 ms(a),
                 ms(asd),
+                ms(srv),
                 ms(rt),
                 ms(rrt),
                 seed.map(|x| x.1).into(),
@@ -820,7 +823,9 @@ to the AP's last EAP packet (EAP-Success; for LEAP the AP response of the Access
 RADIUS at AP: from the AP's first Access-Request to the Access-Accept, as the AP's RADIUS \
 client saw them — seed 001's own measure (first EAP packet from the client to the server's \
 accept, on the server). To message 4: from the first EAPOL frame to message 4 of the 4-way \
-handshake. Failed and invalid trials are counted and left out of the means."
+handshake. Server's share: the AP's waits for the RADIUS server summed over the round \
+trips (the rest of the EAP time is the air and the station). Failed and invalid trials are \
+counted and left out of the means."
                 .into(),
         );
         let plot = (!bars.is_empty()).then(|| Plot {
