@@ -16,6 +16,7 @@ use wisec_lab::cost::{Calibration, Security};
 use wisec_lab::live::bss::{BssConfig, LiveBss};
 use wisec_lab::live::net::{lab_namespaces, PREFIX};
 use wisec_lab::live::tools::{self, IperfSpec};
+use wisec_lab::live::transfer;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -269,34 +270,30 @@ fn hidden_stations_collide_without_rts_cts_and_not_with_it() {
         bss.start(&Calibration::nominal(), Some(&pcap)).unwrap();
         bss.wait_connected(Duration::from_secs(10)).unwrap();
         let srv_ns = bss.netns("server").unwrap().clone();
-        let mut clients = Vec::new();
-        for (i, name) in ["sta1", "sta2"].into_iter().enumerate() {
-            let port = 5301 + i as u16;
-            tools::iperf3_server_on(
-                bss.net_mut(),
-                &srv_ns,
-                server,
-                port,
-                &format!("srv{port}-{rts:?}"),
-            )
-            .unwrap();
-            let mut spec = IperfSpec::udp_for(2.0, 6_000_000, 1400);
-            spec.port = port;
-            let ns = bss.netns(name).unwrap().clone();
-            clients.push(
-                tools::iperf3_start(
-                    bss.net_mut(),
-                    &ns,
-                    server,
-                    &spec,
-                    &format!("{name}-{rts:?}"),
-                )
-                .unwrap(),
-            );
-        }
-        for c in clients {
-            let r = tools::iperf3_result(bss.net_mut(), c, Duration::from_secs(30)).unwrap();
-            assert!(r.received_bytes > 100_000, "{r:?}");
+        // Both stations send 1.5 MB of UDP at once (no control connection
+        // to lose in the collisions, unlike iperf3's).
+        let senders: Vec<_> = ["sta1", "sta2"]
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let (from, to) = (bss.netns(name).unwrap().clone(), srv_ns.clone());
+                std::thread::spawn(move || {
+                    transfer::udp(
+                        &from,
+                        &to,
+                        server,
+                        5301 + i as u16,
+                        1_500_000,
+                        1400,
+                        Duration::from_millis(500),
+                        Duration::from_secs(30),
+                    )
+                })
+            })
+            .collect();
+        for s in senders {
+            let t = s.join().unwrap().unwrap();
+            assert!(t.received > 100_000, "{t:?}");
         }
         let out = bss.stop().unwrap();
         let ppdus = dsss_ppdus(&pcap);
