@@ -429,6 +429,13 @@ fn pmk() -> Option<Pmk> {
         .clone()
 }
 
+/// Derives, ahead of time, what nodes compute once per process (the
+/// PMK of the lab's passphrase), so that a live medium does not pause on
+/// it at the first association.
+pub fn prepare() {
+    let _ = pmk();
+}
+
 /// The body after the fixed fields of a Beacon, Association Request or
 /// Response: SSID (requests/beacons), rates, DS Parameter Set, RSNE.
 fn elements(ssid: bool, rsne: Option<&[u8]>, ds: bool) -> Vec<u8> {

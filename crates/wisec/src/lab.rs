@@ -310,8 +310,8 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
                 std::process::exit(130);
             }
             eprintln!(
-                "\nwisec: interrupted; finishing the current trial and writing the report \
-(Ctrl-C again to stop at once)"
+                "\nwisec: interrupted; finishing the current trial (a live one stops at once) and \
+writing the report, removing what a live run created (Ctrl-C again to stop at once)"
             );
         });
         flag

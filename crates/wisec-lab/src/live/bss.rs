@@ -541,6 +541,7 @@ fn run_bss(
     stop: &Arc<AtomicBool>,
     status: &Arc<Mutex<BssStatus>>,
 ) -> MediumResult {
+    crate::bss::prepare();
     let cal = Rc::new(cal);
     let mut sim = Simulator::new(c.seed);
     let channel = sim.add_channel(c.phy.clone());
