@@ -5,7 +5,9 @@
 //! experiment's trials with a progress bar, and writes the results, the
 //! Markdown report, the plots and the channel captures to `--out DIR`.
 
-use crate::cli::Failure;
+mod calibrate;
+
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ enum LabCommand {
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
-    Calibrate(crate::lab_run::CalibrateArgs),
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -149,7 +151,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
-        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
+        LabCommand::Calibrate(c) => calibrate::calibrate(c),
     }
 }
 
