@@ -5,7 +5,11 @@
 //! experiment's trials with a progress bar, and writes the results, the
 //! Markdown report, the plots and the channel captures to `--out DIR`.
 
-use crate::cli::Failure;
+mod calibrate;
+#[cfg(target_os = "linux")]
+pub mod live;
+
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -51,7 +55,7 @@ enum LabCommand {
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
-    Calibrate(crate::lab_run::CalibrateArgs),
+    Calibrate(calibrate::CalibrateArgs),
     /// A live BSS until Ctrl-C: network namespaces with real programs, joined by the
     /// lab's 802.11 medium in real time (needs root)
     #[cfg(target_os = "linux")]
@@ -62,7 +66,7 @@ enum LabCommand {
 #[derive(Debug, Args)]
 struct LiveCommandArgs {
     #[command(flatten)]
-    live: crate::lab_live::LiveArgs,
+    live: live::LiveArgs,
     /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
     /// (fixed round figures), or 'measure' (a short measurement now)
     #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
@@ -174,11 +178,11 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
-        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
+        LabCommand::Calibrate(c) => calibrate::calibrate(c),
         #[cfg(target_os = "linux")]
         LabCommand::Live(l) => {
             let cal = calibration(&l.calibration)?;
-            crate::lab_live::run(l.live, interrupt_flag(), &cal)
+            live::run(l.live, interrupt_flag(), &cal)
         }
     }
 }
