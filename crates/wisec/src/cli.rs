@@ -91,9 +91,13 @@ pub fn main() -> i32 {
             2
         }
         Err(Failure::Runtime(e)) => {
+            if crate::error::is_broken_pipe(&e) {
+                return crate::error::EXIT_BROKEN_PIPE;
+            }
             eprintln!("wisec: error: {e:#}");
             1
         }
+        Err(Failure::Status(code)) => code,
     }
 }
 
@@ -104,7 +108,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Decrypt(a) => crate::decrypt::cli::decrypt(*a),
         Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
             crate::synth::cli::Error::Usage(m) => usage(m),
-            crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
+            crate::synth::cli::Error::Runtime(e) => Failure::from(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
         Command::Analyze(a) => crate::analyze::run(a),

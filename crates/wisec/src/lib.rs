@@ -15,6 +15,7 @@ pub mod cli;
 pub mod decrypt;
 pub mod error;
 pub mod lab;
+pub mod outfile;
 pub mod sample;
 pub mod session;
 pub mod synth;

@@ -6,7 +6,7 @@ use super::keys::{KeyId, KeyQuery, KeyStore};
 use super::link::{self, FcsMode, Framing};
 use crate::capture::{
     link_type_name, CaptureError, CaptureReader, CaptureWriter, Encoder, Interface, Packet,
-    PacketMeta, Record, Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
+    PacketMeta, Record, Stop, LINKTYPE_RADIOTAP,
 };
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
@@ -207,65 +207,132 @@ fn mme_mic_len(body: &[u8]) -> Option<(usize, u16)> {
     None
 }
 
-fn check_link_type(file: &str, index: usize, iface: &Interface) -> Result<()> {
-    if iface.link_type != LINKTYPE_IEEE802_11 && iface.link_type != LINKTYPE_RADIOTAP {
-        bail!(
-            "{file}: interface {index} has link type {} ({}); wisec reads IEEE 802.11 (105) and radiotap (127) captures",
-            iface.link_type,
-            link_type_name(iface.link_type)
-        );
-    }
-    Ok(())
+/// Which interfaces of a capture carry 802.11 frames: those are
+/// encrypted or decrypted, the others copied through unchanged. A capture
+/// without any is refused, naming the first interface's link type.
+#[derive(Default)]
+struct LinkTypes {
+    first_other: Option<(usize, u16)>,
+    any_80211: bool,
+    seen: usize,
 }
 
-/// Calls `packet` for every packet and copies the rest of the capture.
-/// Packets for which `packet` returns `false` are left out. With
-/// `ethernet`, interfaces are written as Ethernet (link type 1) ones.
+impl LinkTypes {
+    fn interface(&mut self, iface: &Interface) {
+        if link::is_80211(iface.link_type) {
+            self.any_80211 = true;
+        } else if self.first_other.is_none() {
+            self.first_other = Some((self.seen, iface.link_type));
+        }
+        self.seen += 1;
+    }
+
+    fn check(&self, file: &str) -> Result<()> {
+        if let (false, Some((index, lt))) = (self.any_80211, self.first_other) {
+            bail!(
+                "{file}: interface {index} has link type {lt} ({}); wisec reads IEEE 802.11 (105), radiotap (127), Prism (119), AVS (163) and PPI (192) captures",
+                link_type_name(lt)
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The interface as OUT describes it: with `ethernet`, the 802.11
+/// interfaces become Ethernet (link type 1) ones.
+fn out_interface(i: Interface, ethernet: bool) -> Interface {
+    if ethernet && link::is_80211(i.link_type) {
+        let mut e = i;
+        e.link_type = LINKTYPE_ETHERNET;
+        e.fcslen = None;
+        e.pcap_link_flags = 0;
+        e
+    } else {
+        i
+    }
+}
+
+/// The damage of a capture once some of it was read: a warning then, an
+/// error before the first packet (nothing to show for the run).
+fn damage(e: CaptureError, packets: u64) -> Result<String> {
+    if packets == 0 {
+        return Err(e.into());
+    }
+    Ok(e.to_string())
+}
+
+/// Calls `packet` for every packet of an 802.11 interface and copies the
+/// rest of the capture. Packets for which `packet` returns `false` are
+/// left out. With `ethernet`, the 802.11 interfaces are written as
+/// Ethernet (link type 1) ones. Returns the damage that ended the capture
+/// early, if any, and the packets of other interfaces.
 fn run<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
     tick: &mut dyn FnMut(),
     ethernet: bool,
     mut packet: impl FnMut(&Interface, &mut Packet) -> Result<bool>,
-) -> Result<()> {
+) -> Result<(Option<String>, u64)> {
     let file = reader.file_name().to_string();
-    let mut ifaces = 0usize;
-    while let Some(rec) = reader.next_record()? {
-        match &rec {
-            Record::Section => ifaces = 0,
-            Record::Interface(i) => {
-                check_link_type(&file, ifaces, i)?;
-                ifaces += 1;
+    let mut types = LinkTypes::default();
+    let mut packets = 0u64;
+    let mut foreign = 0u64;
+    let mut damaged = None;
+    loop {
+        let rec = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                damaged = Some(damage(e, packets)?);
+                break;
             }
-            Record::Packet(_) => {}
-        }
+        };
         let rec = match rec {
+            Record::Section => {
+                types.seen = 0;
+                Record::Section
+            }
             Record::Packet(mut p) => {
+                packets += 1;
                 let iface = reader
                     .interface(p.interface)
                     .cloned()
                     .context("packet of an undescribed interface")?;
-                if !packet(&iface, &mut p)? {
-                    tick();
-                    continue;
+                if !link::is_80211(iface.link_type) {
+                    foreign += 1;
+                    Record::Packet(p)
+                } else {
+                    // Radiotap padding out while the frame is handled,
+                    // back in after.
+                    let pad = link::unpad(&iface, &mut p.data);
+                    if let Some(pad) = &pad {
+                        p.data.drain(..pad.len);
+                        p.orig_len = p.orig_len.saturating_sub(pad.len as u32);
+                    }
+                    let keep = packet(&iface, &mut p)?;
+                    if let Some(pad) = &pad {
+                        p.data = link::repad(&p.data, pad);
+                        p.orig_len = p.orig_len.saturating_add(pad.len as u32);
+                    }
+                    if !keep {
+                        tick();
+                        continue;
+                    }
+                    Record::Packet(p)
                 }
-                Record::Packet(p)
             }
-            Record::Interface(i) if ethernet => {
-                let mut e = i.clone();
-                e.link_type = LINKTYPE_ETHERNET;
-                e.fcslen = None;
-                e.pcap_link_flags = 0;
-                Record::Interface(e)
+            Record::Interface(i) => {
+                types.interface(&i);
+                Record::Interface(out_interface(i, ethernet))
             }
-            other => other,
         };
         writer
             .write_record(&rec)
             .context("cannot write the output capture")?;
         tick();
     }
-    Ok(())
+    types.check(&file)?;
+    Ok((damaged, foreign))
 }
 
 /// LINKTYPE_ETHERNET.
@@ -286,7 +353,7 @@ fn locate<'a>(iface: &Interface, fcs: FcsMode, p: &'a Packet) -> Option<Located<
     if p.is_truncated() {
         return None;
     }
-    let framing = link::locate(iface, fcs, &p.data).ok()?;
+    let framing = link::locate_unpadded(iface, fcs, &p.data).ok()?;
     let mpdu = link::mpdu(&p.data, &framing);
     let h = Header::new_checked(mpdu).ok()?;
     Some(Located {
@@ -338,6 +405,11 @@ pub struct EncryptSummary {
     /// Of those, frames the suite cannot protect (TKIP frames whose
     /// Michael key direction the addresses do not tell, fragments, ...).
     pub not_protectable: u64,
+    /// Packets of interfaces that carry no 802.11 frames, copied.
+    pub other_link_types: u64,
+    /// The damage that ended the input early (file, offset, what), if
+    /// any: everything before it was processed.
+    pub damaged: Option<String>,
     /// The suite used.
     pub suite: String,
 }
@@ -366,7 +438,7 @@ pub fn encrypt<W: Write>(
     };
     let mut pns: HashMap<MacAddr, u64> = HashMap::new();
     let mut ipns: HashMap<MacAddr, u64> = HashMap::new();
-    run(reader, writer, tick, false, |iface, p| {
+    let (damaged, foreign) = run(reader, writer, tick, false, |iface, p| {
         s.frames += 1;
         let Some(f) = locate(iface, cfg.fcs, p) else {
             s.passed_through += 1;
@@ -447,6 +519,10 @@ pub fn encrypt<W: Write>(
         p.replace_data(data);
         Ok(true)
     })?;
+    s.frames += foreign;
+    s.passed_through += foreign;
+    s.other_link_types = foreign;
+    s.damaged = damaged;
     Ok(s)
 }
 
@@ -480,6 +556,17 @@ pub struct SuiteStats {
     pub replays: u64,
     /// Frames for which no key was given.
     pub no_key: u64,
+    /// Of the decrypted, MAC retransmissions of the frame just accepted
+    /// (Retry bit, same transmitter, TID, sequence number, packet number
+    /// and MIC).
+    pub retransmissions: u64,
+    /// Of the decrypted, exact copies of a frame decrypted before (a
+    /// capture that holds a frame twice).
+    pub duplicates: u64,
+    /// Of the decrypted, TKIP frames whose ICV verified but whose Michael
+    /// MIC could not be checked (a 16-byte TK without the MIC keys): their
+    /// integrity is NOT verified.
+    pub michael_unverified: u64,
 }
 
 /// What happened to the frames of one BSS and station.
@@ -491,8 +578,15 @@ pub struct LinkSummary {
     pub integrity_failures: u64,
     /// Frames that verified but repeated a packet number.
     pub replays: u64,
+    /// Of the decrypted, MAC retransmissions.
+    pub frame_retransmissions: u64,
+    /// Of the decrypted, capture duplicates.
+    pub duplicates: u64,
     /// Frames left encrypted, by reason.
     pub left_encrypted: BTreeMap<String, u64>,
+    /// The credentials whose keys the handshakes of this link verified
+    /// under (`--passphrase #1`, `--psk #2`, ...).
+    pub credentials: Vec<String>,
     /// Handshakes started (distinct ANonces seen).
     pub handshakes_seen: u64,
     /// Handshakes whose message 3 verified.
@@ -520,10 +614,26 @@ pub struct DecryptSummary {
     pub protected: u64,
     /// Frames written in plaintext.
     pub decrypted: u64,
-    /// Frames written unchanged.
+    /// Frames not decrypted (written unchanged unless left out).
     pub unchanged: u64,
+    /// Frames written to OUT (decrypted or not).
+    pub written: u64,
+    /// Frames written to OUT unchanged.
+    pub written_unchanged: u64,
     /// Packets whose 802.11 frame could not be located or parsed.
     pub unparsable: u64,
+    /// Packets of interfaces that carry no 802.11 frames, copied through
+    /// (left out of `--ethernet` output).
+    pub other_link_types: u64,
+    /// Of the decrypted, MAC retransmissions (see [`SuiteStats`]).
+    pub retransmissions: u64,
+    /// Of the decrypted, capture duplicates (see [`SuiteStats`]).
+    pub duplicates: u64,
+    /// The output is Ethernet frames (`--ethernet`).
+    pub ethernet: bool,
+    /// The damage that ended the input early (file, offset, what), if
+    /// any: everything before it was decrypted and written.
+    pub damaged: Option<String>,
     /// Frames outside the `--bssid`/`--station` filters.
     pub filtered_out: u64,
     /// Frames left out of `--ethernet` output (everything but decrypted
@@ -625,6 +735,8 @@ const OUT_BLOCK: usize = 1 << 20;
 #[derive(Clone, Copy)]
 struct Loc {
     framing: Framing,
+    /// Radiotap padding taken out of the packet, to put back on output.
+    pad: Option<link::Pad>,
     fc: FrameControl,
     header_len: usize,
     ra: MacAddr,
@@ -634,14 +746,21 @@ struct Loc {
 }
 
 impl Loc {
-    fn find(iface: &Interface, fcs: FcsMode, m: &PacketMeta, data: &[u8]) -> Option<Loc> {
+    fn find(
+        iface: &Interface,
+        fcs: FcsMode,
+        m: &PacketMeta,
+        data: &[u8],
+        pad: Option<link::Pad>,
+    ) -> Option<Loc> {
         if m.is_truncated() {
             return None;
         }
-        let framing = link::locate(iface, fcs, data).ok()?;
+        let framing = link::locate_unpadded(iface, fcs, data).ok()?;
         let h = Header::new_checked(link::mpdu(data, &framing)).ok()?;
         Some(Loc {
             framing,
+            pad,
             fc: h.frame_control(),
             header_len: h.header_len(),
             ra: h.ra(),
@@ -750,6 +869,8 @@ struct Stretch {
     arena: Vec<u8>,
     metas: Vec<PacketMeta>,
     locs: Vec<Option<Loc>>,
+    /// Packets of interfaces that carry no 802.11 frames.
+    foreign: Vec<bool>,
     slots: Vec<Option<usize>>,
     stop: Stop,
 }
@@ -760,6 +881,7 @@ impl Stretch {
             arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
             metas: Vec::new(),
             locs: Vec::new(),
+            foreign: Vec::new(),
             slots: Vec::new(),
             stop: Stop::Full,
         }
@@ -777,14 +899,28 @@ impl Stretch {
         self.arena.clear();
         self.metas.clear();
         self.locs.clear();
+        self.foreign.clear();
         self.slots.clear();
         self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
-        for m in &self.metas {
-            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
-            let loc = usize::try_from(m.interface)
+        for m in &mut self.metas {
+            let iface = usize::try_from(m.interface)
                 .ok()
-                .and_then(|i| ifaces.get(i))
-                .and_then(|i| Loc::find(i, fcs, m, data));
+                .and_then(|i| ifaces.get(i));
+            self.foreign
+                .push(iface.is_some_and(|i| !link::is_80211(i.link_type)));
+            // Radiotap padding out: the packet then starts `pad.len`
+            // octets later, its MPDU contiguous.
+            let pad = match (iface, self.arena.get_mut(m.start..m.start + m.len)) {
+                (Some(i), Some(d)) if i.link_type == LINKTYPE_RADIOTAP => link::unpad(i, d),
+                _ => None,
+            };
+            if let Some(p) = &pad {
+                m.start += p.len;
+                m.len -= p.len;
+                m.orig_len = m.orig_len.saturating_sub(p.len as u32);
+            }
+            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let loc = iface.and_then(|i| Loc::find(i, fcs, m, data, pad));
             self.locs.push(loc);
         }
         match &self.stop {
@@ -918,8 +1054,19 @@ impl Decrypter {
             gen = self.classify(keys, c, batch);
             batch.run();
         }
-        for ((m, loc), slot) in c.metas.iter().zip(&c.locs).zip(&c.slots) {
+        for (((m, loc), slot), foreign) in c.metas.iter().zip(&c.locs).zip(&c.slots).zip(&c.foreign)
+        {
             let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            if *foreign {
+                // Another link type: copied through as it was (its
+                // interface keeps its link type, also with --ethernet).
+                self.s.frames += 1;
+                self.s.unchanged += 1;
+                self.s.other_link_types += 1;
+                self.s.written += 1;
+                out.packet(m, m.orig_len, &[data])?;
+                continue;
+            }
             let pre = slot
                 .filter(|&i| {
                     matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
@@ -948,12 +1095,25 @@ impl Decrypter {
         let cfg = self.cfg;
         let s = &mut self.s;
         s.frames += 1;
+        let pad = loc.and_then(|l| l.pad);
         let original = |out: &mut Output<'_>, keep: bool| -> Result<()> {
             if keep {
-                out.packet(m, m.orig_len, &[data])?;
+                match &pad {
+                    None => out.packet(m, m.orig_len, &[data])?,
+                    Some(p) => {
+                        let at = p.at.min(data.len());
+                        let orig = m.orig_len.saturating_add(p.len as u32);
+                        out.packet(m, orig, &[&data[..at], p.octets(), &data[at..]])?;
+                    }
+                }
             }
             Ok(())
         };
+        // Every frame not decrypted below is written unchanged unless
+        // --ethernet or a filter leaves it out.
+        if !eth {
+            s.written += 1;
+        }
         let Some(f) = loc.map(|l| l.located(data)) else {
             s.unchanged += 1;
             s.unparsable += 1;
@@ -976,10 +1136,14 @@ impl Decrypter {
         if !wanted {
             s.filtered_out += 1;
             s.unchanged += 1;
+            if !eth {
+                // Filters are set: the frame is left out.
+                s.written -= 1;
+            }
             if beacon_like {
                 keys.observe(f.mpdu);
             }
-            return original(out, !eth && cfg.bssid.is_none() && cfg.station.is_none());
+            return original(out, false);
         }
         let link = link_of(&f, bssid, ta);
 
@@ -1141,7 +1305,20 @@ impl Decrypter {
             let fcs: &[u8] = if framing.fcs { &fcs } else { &[] };
             let new = prefix.len() + plain.len() + fcs.len();
             let orig = new_orig_len(m.orig_len, data.len(), new);
-            out.packet(m, orig, &[prefix, plain, fcs])?;
+            match &pad {
+                None => out.packet(m, orig, &[prefix, plain, fcs])?,
+                Some(p) => {
+                    // The MAC header keeps its length: the pad goes back
+                    // where it was.
+                    let at = f.header_len.min(plain.len());
+                    let orig = orig.saturating_add(p.len as u32);
+                    out.packet(
+                        m,
+                        orig,
+                        &[prefix, &plain[..at], p.octets(), &plain[at..], fcs],
+                    )?;
+                }
+            }
             true
         };
         // Wipe what was used, not the whole capacity. (The batch's
@@ -1150,6 +1327,8 @@ impl Decrypter {
         self.buf.clear();
         if !written {
             self.s.not_written += 1;
+        } else if eth {
+            self.s.written += 1;
         }
         Ok(())
     }
@@ -1199,7 +1378,7 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
             let mut ifaces = Vec::new();
             for (mut st, size) in free_rx {
                 let r = st.fill(reader, &mut ifaces, fcs, size);
-                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End));
+                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End | Stop::Damaged(_)));
                 if read_tx.send(r.map(|()| st)).is_err() || end {
                     break;
                 }
@@ -1278,7 +1457,7 @@ fn decrypt_stream<K: KeyStore>(
 ) -> Result<DecryptSummary> {
     let eth = cfg.ethernet;
     let mut d = Decrypter::new(cfg);
-    let mut ifaces: Vec<Interface> = Vec::new();
+    let mut types = LinkTypes::default();
     let mut size = STRETCH_MIN;
     for _ in 0..=READ_AHEAD {
         let _ = io.free.send((Stretch::new(), size));
@@ -1318,27 +1497,32 @@ fn decrypt_stream<K: KeyStore>(
             let _ = io.free.send((st, size));
             let rec = match stop {
                 Stop::Full => continue,
-                Stop::End => return Ok(d.finish(keys)),
+                Stop::End => {
+                    types.check(file)?;
+                    return Ok(d.finish(keys));
+                }
+                Stop::Damaged(msg) => {
+                    if d.s.frames == 0 {
+                        bail!("{msg}");
+                    }
+                    types.check(file)?;
+                    d.s.damaged = Some(msg);
+                    return Ok(d.finish(keys));
+                }
                 Stop::Record(rec) => rec,
             };
-            match &rec {
-                Record::Section => ifaces.clear(),
+            let rec = match rec {
+                Record::Section => {
+                    types.seen = 0;
+                    Record::Section
+                }
                 Record::Interface(i) => {
-                    check_link_type(file, ifaces.len(), i)?;
-                    ifaces.push(i.clone());
+                    types.interface(&i);
+                    Record::Interface(out_interface(i, eth))
                 }
-                Record::Packet(_) => {}
-            }
-            match rec {
-                Record::Interface(i) if eth => {
-                    let mut e = i;
-                    e.link_type = LINKTYPE_ETHERNET;
-                    e.fcslen = None;
-                    e.pcap_link_flags = 0;
-                    out.record(&Record::Interface(e))?;
-                }
-                other => out.record(&other)?,
-            }
+                other => other,
+            };
+            out.record(&rec)?;
             tick();
         }
     }
@@ -1350,6 +1534,12 @@ impl Decrypter {
         let eth = self.cfg.ethernet;
         let d = self;
         let mut s = d.s;
+        s.ethernet = eth;
+        s.written_unchanged = if eth {
+            s.other_link_types
+        } else {
+            s.written - s.decrypted
+        };
         for (name, st) in d.suites {
             s.suites.insert(name.to_string(), st);
         }
