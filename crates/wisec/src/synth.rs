@@ -1012,8 +1012,13 @@ pub fn write_capture(cfg: &SynthConfig, path: &Path, force: bool) -> anyhow::Res
             path.display()
         );
     }
-    let file = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create", path.display()))?;
+    check_size(cfg)?;
+    let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
+    crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
+    // A temporary file beside OUT, renamed into place once complete (and
+    // removed on an error or a signal).
+    let pending = crate::outfile::Pending::create(path, force)?;
+    let file = pending.handle()?;
     let buffered = io::BufWriter::with_capacity(1 << 16, file);
     let out: Box<dyn Write> = if gz {
         Box::new(flate2::write::GzEncoder::new(
@@ -1052,7 +1057,37 @@ pub fn write_capture(cfg: &SynthConfig, path: &Path, force: bool) -> anyhow::Res
     out.flush()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     drop(out);
+    pending.commit()?;
     Ok(summary)
+}
+
+/// Most unicast data frames (stations × frames) one session may hold: a
+/// billion frames is about 150 GB of capture.
+pub const MAX_DATA_FRAMES: u64 = 1_000_000_000;
+
+/// Refuses sessions beyond [`MAX_DATA_FRAMES`].
+pub fn check_size(cfg: &SynthConfig) -> anyhow::Result<()> {
+    let n = (cfg.stations as u64).saturating_mul(cfg.frames as u64);
+    if n > MAX_DATA_FRAMES {
+        bail!(
+            "--frames {} × --stations {} is {n} data frames; at most {MAX_DATA_FRAMES} \
+(about 150 GB of capture)",
+            cfg.frames,
+            cfg.stations
+        );
+    }
+    Ok(())
+}
+
+/// About how many bytes the capture of `cfg` takes, uncompressed: the
+/// data frames with their record headers, a quarter as many group frames,
+/// beacons and handshakes.
+pub fn estimated_bytes(cfg: &SynthConfig) -> u64 {
+    let data = (cfg.stations as u64).saturating_mul(cfg.frames as u64);
+    let per = 180 + if cfg.radiotap { 24 } else { 0 };
+    data.saturating_add(data / 4)
+        .saturating_mul(per)
+        .saturating_add((cfg.stations as u64).saturating_mul(2048))
 }
 
 /// The `wisec synth` command line.
@@ -1205,6 +1240,15 @@ Examples:
         }
         if a.stations == 0 || a.stations > 0xffff {
             return Err(Error::Usage("--stations: 1 to 65535".into()));
+        }
+        let frames = (a.stations as u64).saturating_mul(a.frames as u64);
+        if frames > super::MAX_DATA_FRAMES {
+            return Err(Error::Usage(format!(
+                "--frames {} × --stations {}: at most {} data frames in all (about 150 GB)",
+                a.frames,
+                a.stations,
+                super::MAX_DATA_FRAMES
+            )));
         }
         let cfg = SynthConfig {
             akm,

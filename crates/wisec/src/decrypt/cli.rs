@@ -452,6 +452,17 @@ not a {n}-byte {opt} key",
     }
     files.check()?;
     let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
+    // The tracker's credentials in the order they were added above.
+    let mut names = Vec::new();
+    for (opt, n) in [
+        ("--passphrase", a.passphrase.len()),
+        ("--psk", a.psk.len()),
+        ("--pmk", a.pmk.len()),
+        ("--msk", a.msk.len()),
+    ] {
+        names.extend((1..=n).map(|i| format!("{opt} #{i}")));
+    }
+    store.name_credentials(names);
     let written = with_io(&files, |r, w, tick| {
         pipeline::decrypt(r, w, &mut store, cfg, tick)
     })?;
@@ -522,6 +533,7 @@ fn merge_handshakes(s: &mut DecryptSummary, store: &TrackedKeys) {
         l.ft_roams = st.ft_roams;
         l.retransmissions = st.retransmissions;
         l.rejected = rejected;
+        l.credentials = store.credentials_of(aa, spa);
     }
 }
 fn print_encrypt(s: &EncryptSummary, c: &Common, stderr: bool) {

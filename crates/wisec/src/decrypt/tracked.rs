@@ -27,6 +27,10 @@ pub struct TrackedKeys {
     keys_out: Option<String>,
     /// Rejections by (BSS, station) and reason, with the message.
     rejections: BTreeMap<(MacAddr, MacAddr), BTreeMap<String, u64>>,
+    /// Names of the tracker's credentials, in the order they were added.
+    credential_names: Vec<String>,
+    /// The credentials each link's PTKs came from.
+    matched: BTreeMap<(MacAddr, MacAddr), std::collections::BTreeSet<usize>>,
 }
 
 impl TrackedKeys {
@@ -44,7 +48,30 @@ impl TrackedKeys {
                     .to_string()
             }),
             rejections: BTreeMap::new(),
+            credential_names: Vec::new(),
+            matched: BTreeMap::new(),
         }
+    }
+
+    /// Names the tracker's credentials for the summary (`--passphrase
+    /// #2`), in the order they were added to it.
+    pub fn name_credentials(&mut self, names: Vec<String>) {
+        self.credential_names = names;
+    }
+
+    /// The credentials the PTKs of the link (BSS, station) came from.
+    pub fn credentials_of(&self, aa: MacAddr, spa: MacAddr) -> Vec<String> {
+        self.matched
+            .get(&(aa, spa))
+            .into_iter()
+            .flatten()
+            .map(|&i| {
+                self.credential_names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("credential #{}", i + 1))
+            })
+            .collect()
     }
 
     /// The tracker.
@@ -80,8 +107,13 @@ impl TrackedKeys {
                     ptk,
                     pmk,
                     akm,
+                    credential,
                     ..
                 } => {
+                    self.matched
+                        .entry((aa, spa))
+                        .or_default()
+                        .insert(credential);
                     self.names.insert(
                         id_of(handle),
                         format!("PTK#{} {} {aa}-{spa}", handle.0, suite.name()),
