@@ -369,6 +369,9 @@ fn wpa_params(w: &WpaElement<'_>) -> (Option<Akm>, Option<CipherSuite>, CipherSu
     )
 }
 
+/// Key material wiped on drop.
+type Secret = Zeroizing<Vec<u8>>;
+
 /// A PTK a handshake may have used, and where it came from.
 struct Candidate {
     ptk: Ptk,
@@ -739,7 +742,7 @@ impl Tracker {
         &mut self,
         akm: Akm,
         bssid: MacAddr,
-    ) -> Result<Vec<(usize, Zeroizing<Vec<u8>>)>, Reject> {
+    ) -> Result<Vec<(usize, Secret)>, Reject> {
         let ssid = self.bsses.get(&bssid).and_then(|b| b.ssid.clone());
         let mut out = Vec::new();
         let mut no_ssid = false;
