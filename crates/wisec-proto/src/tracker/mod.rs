@@ -738,11 +738,7 @@ impl Tracker {
 
     /// The PMKs (or FT XXKeys) the credentials give for `akm` in `bssid`,
     /// each with the index of its credential.
-    fn pmks(
-        &mut self,
-        akm: Akm,
-        bssid: MacAddr,
-    ) -> Result<Vec<(usize, Secret)>, Reject> {
+    fn pmks(&mut self, akm: Akm, bssid: MacAddr) -> Result<Vec<(usize, Secret)>, Reject> {
         let ssid = self.bsses.get(&bssid).and_then(|b| b.ssid.clone());
         let mut out = Vec::new();
         let mut no_ssid = false;

@@ -657,6 +657,12 @@ fn looks_like_tkip(body: &[u8]) -> bool {
 /// The BSS and station of a frame: the station is `None` for group
 /// addressed frames.
 fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
+    if f.fc.has_addr4() && !f.ra.is_group() {
+        // A 4-address (WDS, mesh) link is one link both ways: named by
+        // its two ends, in order.
+        let (a, b) = if f.ra < ta { (f.ra, ta) } else { (ta, f.ra) };
+        return (a, Some(b));
+    }
     let bssid = bssid.unwrap_or(ta);
     if f.ra.is_group() {
         return (bssid, None);
@@ -665,12 +671,32 @@ fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Op
     (bssid, Some(sta))
 }
 
+/// True when a frame belongs to the BSS `--bssid` names (or none is
+/// named). A 4-address frame (WDS, mesh) has no BSSID field: it belongs
+/// to the BSS of either end, its receiver or its transmitter, as
+/// airdecap-ng matches them.
+fn in_bss(
+    want: Option<MacAddr>,
+    fc: FrameControl,
+    bssid: Option<MacAddr>,
+    ra: MacAddr,
+    ta: MacAddr,
+) -> bool {
+    match want {
+        None => true,
+        Some(b) if fc.has_addr4() => ra == b || ta == b,
+        Some(b) => bssid == Some(b),
+    }
+}
+
 /// Per-link counters while the capture streams (keyed without strings).
 #[derive(Default)]
 struct LinkAcc {
     decrypted: Vec<(KeyId, (u64, Suite))>,
     integrity_failures: u64,
     replays: u64,
+    frame_retransmissions: u64,
+    duplicates: u64,
     left: HashMap<&'static str, u64>,
 }
 
@@ -847,7 +873,7 @@ struct Decrypter {
     cfg: DecryptConfig,
     s: DecryptSummary,
     suites: Vec<(&'static str, SuiteStats)>,
-    counters: Memo<(KeyId, MacAddr), ReplayCounters>,
+    counters: Memo<(KeyId, MacAddr), RxState>,
     links: Memo<(MacAddr, Option<MacAddr>), LinkAcc>,
     /// One buffer for every frame-by-frame trial decryption.
     buf: Vec<u8>,
@@ -957,7 +983,7 @@ impl Decrypter {
         if !l.fc.protected() {
             return None;
         }
-        let wanted = self.cfg.bssid.is_none_or(|b| l.bssid == Some(b))
+        let wanted = in_bss(self.cfg.bssid, l.fc, l.bssid, l.ra, ta)
             && self.cfg.station.is_none_or(|st| l.ra == st || ta == st);
         if !wanted {
             return None;
@@ -1131,7 +1157,7 @@ impl Decrypter {
                 f.fc.subtype(),
                 mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP
             );
-        let wanted = cfg.bssid.is_none_or(|b| bssid == Some(b))
+        let wanted = in_bss(cfg.bssid, f.fc, bssid, f.ra, ta)
             && cfg.station.is_none_or(|st| f.ra == st || ta == st);
         if !wanted {
             s.filtered_out += 1;
@@ -1194,27 +1220,34 @@ impl Decrypter {
         };
         // The first candidate's suite and the verified key, from the batch
         // or tried here one by one.
-        let (first, verified, plain): (Option<Suite>, _, &[u8]) = match pre {
+        let q = KeyQuery {
+            ra: f.ra,
+            ta,
+            group: f.ra.is_group(),
+            wep,
+            key_id: u16::from(key_id),
+            frame: f.mpdu,
+        };
+        // TKIP keys given without their Michael keys: tried on frames that
+        // look like TKIP when no full key verifies.
+        let tk_only = if tkip_hint {
+            keys.tkip_tk_only_keys(&q)
+        } else {
+            Vec::new()
+        };
+        // The first candidate's suite and the verified key, from the batch
+        // or tried here one by one; where its plaintext is.
+        let (first, mut verified, in_batch): (Option<Suite>, _, bool) = match pre {
             Some((b, i)) => {
                 let first = b
                     .candidates(i)
                     .and_then(|c| c.ids().first().map(|(_, suite)| *suite));
                 match b.outcome(i) {
-                    Outcome::Verified(id, suite, u) => {
-                        (first, Some((id, suite, u)), b.plaintext(i))
-                    }
-                    _ => (first, None, &[]),
+                    Outcome::Verified(id, suite, u) => (first, Some((id, suite, u)), true),
+                    _ => (first, None, false),
                 }
             }
             None => {
-                let q = KeyQuery {
-                    ra: f.ra,
-                    ta,
-                    group: f.ra.is_group(),
-                    wep,
-                    key_id: u16::from(key_id),
-                    frame: f.mpdu,
-                };
                 let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
                 if let Some(only) = cfg.suite {
                     cands.retain(|(_, k)| wep || k.suite() == only);
@@ -1222,7 +1255,7 @@ impl Decrypter {
                 if cands.len() > 1 {
                     cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
                 }
-                if cands.is_empty() {
+                if cands.is_empty() && tk_only.is_empty() {
                     let reason = keys.no_key_reason(&q);
                     let st = suite_stats(&mut self.suites, fallback);
                     st.seen += 1;
@@ -1242,15 +1275,39 @@ impl Decrypter {
                         break;
                     }
                 }
-                let first = cands.first().map(|(_, k)| k.suite());
-                let plain = match verified {
-                    Some((_, _, u)) => self.buf.get(..u.len()).unwrap_or_default(),
-                    None => &[],
-                };
-                (first, verified, plain)
+                (cands.first().map(|(_, k)| k.suite()), verified, false)
             }
         };
+        let mut michael_unverified = false;
+        if verified.is_none() {
+            for (id, k) in &tk_only {
+                self.buf.clear();
+                self.buf.extend_from_slice(f.mpdu);
+                // The ICV verified, the Michael MIC could not be checked.
+                if let Ok(u) = k.danger_unprotect_unverified_in_place(&mut self.buf) {
+                    verified = Some((*id, Suite::Tkip, u));
+                    michael_unverified = true;
+                    break;
+                }
+            }
+        }
         let Some((id, suite, proof)) = verified else {
+            let tkip_tried = first == Some(Suite::Tkip) || !tk_only.is_empty();
+            if tkip_hint && !tkip_tried {
+                // A TKIP frame (its IV says so) that no TKIP key was tried
+                // on: no key, not an integrity failure of another suite.
+                let st = suite_stats(&mut self.suites, "tkip");
+                st.seen += 1;
+                st.no_key += 1;
+                s.unchanged += 1;
+                *self
+                    .links
+                    .get(link)
+                    .left
+                    .entry("TKIP frame (by its IV) and no TKIP key for it")
+                    .or_default() += 1;
+                return original(out, !eth);
+            }
             let name = first.map(Suite::name).unwrap_or(fallback);
             let st = suite_stats(&mut self.suites, name);
             st.seen += 1;
@@ -1263,6 +1320,10 @@ impl Decrypter {
                 .or_default() += 1;
             return original(out, !eth);
         };
+        let plain: &[u8] = match pre {
+            Some((b, i)) if in_batch => b.plaintext(i),
+            _ => self.buf.get(..proof.len()).unwrap_or_default(),
+        };
         let st = suite_stats(&mut self.suites, suite.name());
         st.seen += 1;
         // WEP has no replay protection (12.3.2); the others keep one
@@ -1273,19 +1334,43 @@ impl Decrypter {
             } else {
                 ReplaySlot::Tid(f.tid)
             };
-            let c = self.counters.get((id, ta));
-            if c.accept(slot, &proof).is_err() {
-                st.replays += 1;
-                s.unchanged += 1;
-                let acc = self.links.get(link);
-                acc.replays += 1;
-                *acc.left.entry("replayed packet number").or_default() += 1;
-                self.buf.as_mut_slice().zeroize();
-                self.buf.clear();
-                return original(out, !eth);
+            let rx = self.counters.get((id, ta));
+            let seen = Seen::of(f.mpdu, slot, proof.pn());
+            if rx.counters.accept(slot, &proof).is_ok() {
+                rx.remember(seen);
+            } else {
+                // The counter did not move: a retransmission or a
+                // duplicate of a frame accepted before carries nothing new
+                // and is written decrypted; any other frame that repeats
+                // a packet number is a replay and stays as it was.
+                match rx.repeat_of(&seen) {
+                    Some(Repeat::Retransmission) => {
+                        st.retransmissions += 1;
+                        s.retransmissions += 1;
+                        self.links.get(link).frame_retransmissions += 1;
+                    }
+                    Some(Repeat::Duplicate) => {
+                        st.duplicates += 1;
+                        s.duplicates += 1;
+                        self.links.get(link).duplicates += 1;
+                    }
+                    None => {
+                        st.replays += 1;
+                        s.unchanged += 1;
+                        let acc = self.links.get(link);
+                        acc.replays += 1;
+                        *acc.left.entry("replayed packet number").or_default() += 1;
+                        self.buf.as_mut_slice().zeroize();
+                        self.buf.clear();
+                        return original(out, !eth);
+                    }
+                }
             }
         }
         st.decrypted += 1;
+        if michael_unverified {
+            st.michael_unverified += 1;
+        }
         s.decrypted += 1;
         self.links.get(link).count(id, suite);
         keys.observe(plain);
@@ -1331,6 +1416,118 @@ impl Decrypter {
             self.s.written += 1;
         }
         Ok(())
+    }
+}
+
+/// A frame whose packet number a replay counter accepted, as much of it
+/// as tells a later copy: where it was counted, its packet number, Frame
+/// Control, Sequence Control, length and the last 16 octets of the
+/// protected MPDU (which end with its MIC).
+///
+/// Two frames that verified under the same key with the same packet
+/// number, length and MIC carry the same plaintext: the MIC over the same
+/// key and nonce differs for another plaintext but with probability 2^-64
+/// (8-octet MIC) or less. A frame that repeats a packet number with any
+/// other difference is a replay.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Seen {
+    slot: u8,
+    pn: u64,
+    fc: u16,
+    seq_ctl: u16,
+    len: usize,
+    tail: [u8; 16],
+}
+
+/// Frame Control's Retry bit (IEEE Std 802.11-2020, 9.2.4.1.5).
+const FC_RETRY: u16 = 0x0800;
+
+impl Seen {
+    fn of(mpdu: &[u8], slot: ReplaySlot, pn: u64) -> Seen {
+        let slot = match slot {
+            ReplaySlot::Tid(t) => t,
+            ReplaySlot::Management => 0xff,
+        };
+        let w = |i: usize| {
+            mpdu.get(i..i + 2)
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+        };
+        let mut tail = [0u8; 16];
+        let t = &mpdu[mpdu.len().saturating_sub(16)..];
+        tail[16 - t.len()..].copy_from_slice(t);
+        Seen {
+            slot,
+            pn,
+            fc: w(0),
+            seq_ctl: w(22),
+            len: mpdu.len(),
+            tail,
+        }
+    }
+}
+
+/// How a frame that repeats a packet number relates to the one before.
+enum Repeat {
+    /// The Retry bit set, same transmitter, TID, sequence number, packet
+    /// number and MIC as the frame just accepted in its slot: the MAC sent
+    /// it again.
+    Retransmission,
+    /// The same octets as a frame accepted before: the capture holds it
+    /// twice.
+    Duplicate,
+}
+
+/// Frames remembered per key and transmitter to tell copies.
+const RECENT: usize = 4;
+
+/// The receive state of one key and transmitter: replay counters, and
+/// the last frames they accepted.
+#[derive(Default)]
+struct RxState {
+    counters: ReplayCounters,
+    recent: [Seen; RECENT],
+    /// Entries of `recent` in use, and the newest.
+    used: usize,
+    newest: usize,
+}
+
+impl RxState {
+    fn remember(&mut self, s: Seen) {
+        let i = if self.used == 0 {
+            0
+        } else {
+            (self.newest + 1) % RECENT
+        };
+        self.recent[i] = s;
+        self.newest = i;
+        self.used = (self.used + 1).min(RECENT);
+    }
+
+    fn repeat_of(&self, s: &Seen) -> Option<Repeat> {
+        let newest_in_slot = (0..self.used)
+            .map(|k| (self.newest + RECENT - k) % RECENT)
+            .find(|&i| self.recent[i].slot == s.slot);
+        for i in 0..self.used {
+            let r = &self.recent[i];
+            let same = r.slot == s.slot
+                && r.pn == s.pn
+                && r.seq_ctl == s.seq_ctl
+                && r.len == s.len
+                && r.tail == s.tail;
+            if !same {
+                continue;
+            }
+            if s.fc == r.fc {
+                return Some(Repeat::Duplicate);
+            }
+            if s.fc & FC_RETRY != 0
+                && (s.fc & !FC_RETRY) == (r.fc & !FC_RETRY)
+                && newest_in_slot == Some(i)
+            {
+                return Some(Repeat::Retransmission);
+            }
+        }
+        None
     }
 }
 
@@ -1560,6 +1757,8 @@ impl Decrypter {
             }
             l.integrity_failures += acc.integrity_failures;
             l.replays += acc.replays;
+            l.frame_retransmissions += acc.frame_retransmissions;
+            l.duplicates += acc.duplicates;
             for (r, n) in acc.left {
                 *l.left_encrypted.entry(r.to_string()).or_default() += n;
             }
@@ -1572,7 +1771,7 @@ impl Decrypter {
 fn verify_bip<K: KeyStore>(
     suites: &mut Vec<(&'static str, SuiteStats)>,
     acc: &mut LinkAcc,
-    counters: &mut Memo<(KeyId, MacAddr), ReplayCounters>,
+    counters: &mut Memo<(KeyId, MacAddr), RxState>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -1609,7 +1808,7 @@ fn verify_bip<K: KeyStore>(
             let st = suite_stats(suites, k.suite().name());
             st.seen += 1;
             // BIP replay protection: the IPN must increase (12.5.4.5).
-            let c = counters.get((*id, ta));
+            let c = &mut counters.get((*id, ta)).counters;
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
                 acc.replays += 1;

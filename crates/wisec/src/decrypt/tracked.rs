@@ -6,6 +6,7 @@ use super::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use wisec_crypto::suite::{BipKey, DataKey};
+use wisec_crypto::tkip::DangerTkipTkOnly;
 use wisec_proto::tracker::{Event, KeyHandle, LinkStats, Tracker};
 use wisec_wire::MacAddr;
 
@@ -261,7 +262,14 @@ impl KeyStore for TrackedKeys {
     }
 
     fn key_name(&self, id: KeyId) -> Option<String> {
-        self.names.get(&id).cloned()
+        self.names
+            .get(&id)
+            .cloned()
+            .or_else(|| self.given.key_name(id))
+    }
+
+    fn tkip_tk_only_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &DangerTkipTkOnly)> {
+        self.given.tkip_tk_only_keys(q)
     }
 
     fn key_generation(&self) -> Option<u64> {
