@@ -129,6 +129,16 @@ pub struct SynthConfig {
     pub seed: u64,
     /// Prefix frames with a radiotap header (link type 127; 105 otherwise).
     pub radiotap: bool,
+    /// Halfway through the data, deauthenticate every station; it
+    /// authenticates and reassociates, and a new 4-way handshake (its key
+    /// replay counter started anew) gives a new PTK.
+    pub reassociate: bool,
+    /// Send some data frames twice: a MAC retransmission (Retry bit) of
+    /// every 5th, and an exact copy (a capture duplicate) of every 7th.
+    pub retries: bool,
+    /// Stations are WDS peers: their data and EAPOL frames carry four
+    /// addresses (To DS and From DS set).
+    pub wds: bool,
 }
 
 impl SynthConfig {
@@ -146,6 +156,9 @@ impl SynthConfig {
             group_rekey: false,
             seed: 1,
             radiotap: false,
+            reassociate: false,
+            retries: false,
+            wds: false,
         }
     }
 
@@ -226,6 +239,12 @@ pub struct SynthSummary {
     pub stations: u64,
     /// Completed group key handshakes.
     pub group_rekeys: u64,
+    /// Reassociations (each with a new 4-way handshake).
+    pub reassociations: u64,
+    /// Data frames sent again as MAC retransmissions (Retry bit).
+    pub retransmissions: u64,
+    /// Data frames written twice, as a capture that holds a frame twice.
+    pub duplicates: u64,
 }
 
 /// A seeded generator (SplitMix64) for reproducible captures. Not a
@@ -339,6 +358,8 @@ struct Station {
     supp: Supplicant,
     ptk: DataKey,
     seq: u16,
+    /// Data frames sent (for `retries`).
+    sent: u64,
 }
 
 /// The generator: buffers reused across frames.
@@ -359,6 +380,8 @@ struct Gen<'f> {
     scratch: Vec<u8>,
     beacon_body: Vec<u8>,
     summary: SynthSummary,
+    /// Length of the last protected MPDU (for retransmissions).
+    last_len: usize,
 }
 
 fn rsne_bytes(neg: &Negotiated, pmf: bool) -> anyhow::Result<Vec<u8>> {
@@ -404,6 +427,37 @@ impl Gen<'_> {
         out.extend_from_slice(&a2.0);
         out.extend_from_slice(&a3.0);
         out.extend_from_slice(&(seq << 4).to_le_bytes());
+    }
+
+    /// Writes a 4-address MAC header (WDS; 9.3.2.1, Table 9-30: both DS
+    /// bits set): Frame Control, Duration, Address 1 to 3, Sequence
+    /// Control, Address 4.
+    fn header4(out: &mut Vec<u8>, fc: [u8; 2], dur: u16, a: [MacAddr; 4], seq: u16) {
+        out.clear();
+        out.extend_from_slice(&fc);
+        out.extend_from_slice(&dur.to_le_bytes());
+        out.extend_from_slice(&a[0].0);
+        out.extend_from_slice(&a[1].0);
+        out.extend_from_slice(&a[2].0);
+        out.extend_from_slice(&(seq << 4).to_le_bytes());
+        out.extend_from_slice(&a[3].0);
+    }
+
+    /// Writes the frame just emitted again: as a MAC retransmission (the
+    /// Retry bit set, nothing else changed) or as an exact copy.
+    fn emit_again(
+        &mut self,
+        mpdu_len: usize,
+        retry: bool,
+        station: Option<usize>,
+    ) -> anyhow::Result<()> {
+        if retry {
+            self.buf[1] |= 0x08;
+            self.summary.retransmissions += 1;
+        } else {
+            self.summary.duplicates += 1;
+        }
+        self.emit(mpdu_len, true, FrameKind::Data, station)
     }
 
     /// Emits `mpdu` (with `plaintext` for protected frames).
@@ -473,6 +527,7 @@ impl Gen<'_> {
         let len = key
             .protect_in_place(&mut self.buf[..], n, pn, key_id)
             .map_err(|e| anyhow!("cannot protect a frame: {e}"))?;
+        self.last_len = len;
         self.emit(len, true, kind, station)
     }
 
@@ -539,7 +594,10 @@ impl Gen<'_> {
     /// from the AP (From DS) or to it (To DS).
     fn eapol_frame(&mut self, pdu: &[u8], to_ap: bool, sta: MacAddr, seq: u16) {
         let mut p = std::mem::take(&mut self.plain);
-        if to_ap {
+        if self.cfg.wds {
+            let (ra, ta) = if to_ap { (BSSID, sta) } else { (sta, BSSID) };
+            Gen::header4(&mut p, [0x08, 0x03], 44, [ra, ta, ra, ta], seq);
+        } else if to_ap {
             Gen::header(&mut p, [0x08, 0x01], 44, BSSID, sta, BSSID, seq);
         } else {
             Gen::header(&mut p, [0x08, 0x02], 44, sta, BSSID, BSSID, seq);
@@ -728,6 +786,7 @@ pub fn generate(
         scratch: Vec::with_capacity(1024),
         beacon_body: body,
         summary: SynthSummary::default(),
+        last_len: 0,
     };
     g.beacon()?;
 
@@ -758,15 +817,9 @@ pub fn generate(
             // Replaced once the PTK exists.
             ptk: DataKey::new(Suite::Ccmp128, &[0; 16]).map_err(|e| anyhow!("{e}"))?,
             seq: seq_sta,
+            sent: 0,
         };
-        g.exchange(&mut st, i, false)?;
-        let (Some(a), Some(s)) = (st.auth.ptk(), st.supp.ptk()) else {
-            bail!("station {i}: the 4-way handshake did not complete");
-        };
-        if a.as_bytes() != s.as_bytes() {
-            bail!("station {i}: authenticator and supplicant derived different PTKs");
-        }
-        st.ptk = DataKey::new(cfg.cipher.data_suite(), s.tk()).map_err(|e| anyhow!("PTK: {e}"))?;
+        handshake(&mut g, &mut st, i)?;
         g.summary.stations += 1;
         stations.push(st);
     }
@@ -779,6 +832,11 @@ pub fn generate(
     let mut group_n = 0usize;
     let rekey_at = cfg.frames / 2;
     for r in 0..cfg.frames {
+        if cfg.reassociate && r == rekey_at && r > 0 {
+            for (i, st) in stations.iter_mut().enumerate() {
+                reassociate(&mut g, st, i, &rsne, &neg, &pmk, &rsne_buf, &keys)?;
+            }
+        }
         if cfg.group_rekey && r == rekey_at {
             let new = group_keys(
                 &mut g.rng,
@@ -853,6 +911,86 @@ pub fn generate(
         }
     }
     Ok(g.summary)
+}
+
+/// Runs the 4-way handshake of a station just (re)associated and takes
+/// its PTK.
+fn handshake(g: &mut Gen<'_>, st: &mut Station, i: usize) -> anyhow::Result<()> {
+    g.exchange(st, i, false)?;
+    let (Some(a), Some(s)) = (st.auth.ptk(), st.supp.ptk()) else {
+        bail!("station {i}: the 4-way handshake did not complete");
+    };
+    if a.as_bytes() != s.as_bytes() {
+        bail!("station {i}: authenticator and supplicant derived different PTKs");
+    }
+    st.ptk = DataKey::new(g.cfg.cipher.data_suite(), s.tk()).map_err(|e| anyhow!("PTK: {e}"))?;
+    Ok(())
+}
+
+/// Deauthentication by the AP (reason 2, previous authentication no
+/// longer valid; protected under the PTK with PMF), authentication and
+/// Reassociation Request/Response (9.3.3.8, 9.3.3.9), then a 4-way
+/// handshake run by a new authenticator and supplicant: its key replay
+/// counter starts anew (12.7.2).
+#[allow(clippy::too_many_arguments)]
+fn reassociate(
+    g: &mut Gen<'_>,
+    st: &mut Station,
+    i: usize,
+    rsne: &[u8],
+    neg: &Negotiated,
+    pmk: &Pmk,
+    rsne_buf: &ElementBuf,
+    keys: &GroupKeys,
+) -> anyhow::Result<()> {
+    g.maybe_beacon()?;
+    let seq = Gen::seq(&mut g.ap_seq);
+    let mut p = std::mem::take(&mut g.plain);
+    Gen::header(&mut p, [0xc0, 0x00], 314, st.addr, BSSID, BSSID, seq);
+    p.extend_from_slice(&2u16.to_le_bytes());
+    g.plain = p;
+    if g.cfg.pmf_effective() {
+        let pn = st.auth.next_pn().ok_or_else(|| anyhow!("no PTK"))?;
+        g.emit_protected(&st.ptk, pn, 0, FrameKind::ProtectedMgmt, Some(i))?;
+    } else {
+        g.emit_plain(FrameKind::Association, Some(i))?;
+    }
+    let mut seq_sta = st.seq;
+    authenticate(g, st.addr, &mut seq_sta, i)?;
+    let mut body = Vec::with_capacity(256);
+    body.extend_from_slice(&0x0411u16.to_le_bytes());
+    body.extend_from_slice(&10u16.to_le_bytes());
+    body.extend_from_slice(&BSSID.0);
+    body.push(0);
+    body.push(g.cfg.ssid.len() as u8);
+    let ssid = g.cfg.ssid.clone();
+    body.extend_from_slice(&ssid);
+    body.extend_from_slice(&[0x01, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+    body.extend_from_slice(rsne);
+    g.mgmt(2, true, st.addr, &mut seq_sta, &body, i)?;
+    body.clear();
+    body.extend_from_slice(&0x0411u16.to_le_bytes());
+    body.extend_from_slice(&0u16.to_le_bytes());
+    body.extend_from_slice(&(((i + 1) as u16 & 0x07ff) | 0xc000).to_le_bytes());
+    body.extend_from_slice(&[0x01, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+    g.mgmt(3, false, st.addr, &mut seq_sta, &body, i)?;
+    st.seq = seq_sta;
+    let assoc = Association {
+        negotiated: *neg,
+        aa: BSSID,
+        spa: st.addr,
+        ap_rsne: *rsne_buf,
+        sta_rsne: *rsne_buf,
+    };
+    st.auth = Authenticator::new(assoc, pmk.clone(), keys.clone(), Timing::default())
+        .map_err(|e| anyhow!("authenticator: {e}"))?;
+    st.supp = Supplicant::new(assoc, pmk.clone()).map_err(|e| anyhow!("supplicant: {e}"))?;
+    st.auth
+        .start(Instant::from_micros(g.now_us), &mut g.rng)
+        .map_err(|e| anyhow!("authenticator: {e}"))?;
+    handshake(g, st, i)?;
+    g.summary.reassociations += 1;
+    Ok(())
 }
 
 /// Open System (two frames) or SAE (commit and confirm both ways)
@@ -951,11 +1089,32 @@ fn data_frame(
     let mut p = std::mem::take(&mut g.plain);
     let (src, dst) = if uplink {
         let seq = Gen::seq(&mut st.seq);
-        Gen::header(&mut p, [0x88, 0x01], 44, BSSID, st.addr, SERVER, seq);
+        if g.cfg.wds {
+            // From the peer to the AP, for the server behind the AP.
+            Gen::header4(
+                &mut p,
+                [0x88, 0x03],
+                44,
+                [BSSID, st.addr, SERVER, st.addr],
+                seq,
+            );
+        } else {
+            Gen::header(&mut p, [0x88, 0x01], 44, BSSID, st.addr, SERVER, seq);
+        }
         (sta_ip(i), SERVER_IP)
     } else {
         let seq = Gen::seq(&mut g.ap_seq);
-        Gen::header(&mut p, [0x88, 0x02], 44, st.addr, BSSID, SERVER, seq);
+        if g.cfg.wds {
+            Gen::header4(
+                &mut p,
+                [0x88, 0x03],
+                44,
+                [st.addr, BSSID, st.addr, SERVER],
+                seq,
+            );
+        } else {
+            Gen::header(&mut p, [0x88, 0x02], 44, st.addr, BSSID, SERVER, seq);
+        }
         (SERVER_IP, sta_ip(i))
     };
     p.extend_from_slice(&[0, 0]); // QoS Control: TID 0, normal ack
@@ -967,7 +1126,16 @@ fn data_frame(
         st.auth.next_pn()
     }
     .ok_or_else(|| anyhow!("no PTK"))?;
-    g.emit_protected(&st.ptk, pn, 0, FrameKind::Data, Some(i))
+    g.emit_protected(&st.ptk, pn, 0, FrameKind::Data, Some(i))?;
+    if g.cfg.retries {
+        st.sent += 1;
+        if st.sent % 5 == 0 {
+            g.emit_again(g.last_len, true, Some(i))?;
+        } else if st.sent % 7 == 0 {
+            g.emit_again(g.last_len, false, Some(i))?;
+        }
+    }
+    Ok(())
 }
 
 /// A broadcast Data frame from the AP (From DS) protected under the GTK.
@@ -1178,6 +1346,19 @@ Examples:
         /// Prefix every frame with a radiotap header
         #[arg(long)]
         radiotap: bool,
+        /// Halfway through, deauthenticate every station, which
+        /// reassociates and runs a new 4-way handshake (its key replay
+        /// counter started anew)
+        #[arg(long)]
+        reassociate: bool,
+        /// Send every 5th data frame of a station again as a MAC
+        /// retransmission (Retry bit) and write every 7th twice (a capture
+        /// duplicate)
+        #[arg(long)]
+        retries: bool,
+        /// Stations are WDS peers: four-address data and EAPOL frames
+        #[arg(long)]
+        wds: bool,
         /// Overwrite OUT if it exists
         #[arg(long)]
         force: bool,
@@ -1262,6 +1443,9 @@ Examples:
             group_rekey: a.group_rekey,
             seed: a.seed,
             radiotap: a.radiotap,
+            reassociate: a.reassociate,
+            retries: a.retries,
+            wds: a.wds,
         };
         let s = write_capture(&cfg, &a.output, a.force).map_err(Error::Runtime)?;
         // A closed standard output (a pager quit early) is not an error.

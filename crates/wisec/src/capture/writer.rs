@@ -104,7 +104,9 @@ impl Encoder {
                 pcapng::push_block(out, pcapng::SHB, &pcapng::shb_body());
                 Ok(())
             }
-            Format::Pcap if self.sections > 1 => Err(invalid("pcap holds one section only")),
+            Format::Pcap if self.sections > 1 => Err(invalid(
+                "a pcap file holds one section and this capture has several; write a .pcapng",
+            )),
             Format::Pcap => Ok(()),
         }
     }
@@ -121,7 +123,9 @@ impl Encoder {
             }
             Format::Pcap => {
                 if self.pcap_iface.is_some() {
-                    return Err(invalid("pcap holds one interface only"));
+                    return Err(invalid(
+                        "a pcap file holds one interface and this capture has several; write a .pcapng",
+                    ));
                 }
                 out.extend_from_slice(&pcap::file_header(iface));
                 self.pcap_iface = Some(iface.clone());

@@ -1328,6 +1328,7 @@ impl Decrypter {
         st.seen += 1;
         // WEP has no replay protection (12.3.2); the others keep one
         // counter per TID and one for management frames (12.5.3.4.4).
+        let mut copy = false;
         if !matches!(suite, Suite::Wep40 | Suite::Wep104) {
             let slot = if f.fc.is_mgmt() {
                 ReplaySlot::Management
@@ -1343,7 +1344,9 @@ impl Decrypter {
                 // duplicate of a frame accepted before carries nothing new
                 // and is written decrypted; any other frame that repeats
                 // a packet number is a replay and stays as it was.
-                match rx.repeat_of(&seen) {
+                let repeat = rx.repeat_of(&seen);
+                copy = repeat.is_some();
+                match repeat {
                     Some(Repeat::Retransmission) => {
                         st.retransmissions += 1;
                         s.retransmissions += 1;
@@ -1376,7 +1379,11 @@ impl Decrypter {
         keys.observe(plain);
         let written = if eth {
             self.eth.clear();
-            if ethernet_into(plain, &mut self.eth).is_some() {
+            // An MSDU is one Ethernet frame: its MAC retransmissions and
+            // capture duplicates are not written again (as airdecap-ng).
+            if copy {
+                false
+            } else if ethernet_into(plain, &mut self.eth).is_some() {
                 let orig = new_orig_len(m.orig_len, data.len(), self.eth.len());
                 out.packet(m, orig, &[&self.eth])?;
                 true
