@@ -32,10 +32,16 @@ fn synth(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
 /// tshark's view of every frame of `file`: the listed fields, one line a
 /// frame; with `decrypt`, tshark decrypts from the passphrase itself.
 fn tshark(file: &Path, decrypt: bool, fields: &[&str]) -> Vec<String> {
+    let key = format!("\"wpa-pwd\",\"{PASS}:{SSID}\"");
+    tshark_with(file, decrypt.then_some(key.as_str()), fields)
+}
+
+/// [`tshark`] with a key table entry (`"type","key"`) to decrypt with.
+fn tshark_with(file: &Path, key: Option<&str>, fields: &[&str]) -> Vec<String> {
     let mut c = Command::new("tshark");
     c.arg("-r").arg(file);
-    if decrypt {
-        let key = format!("uat:80211_keys:\"wpa-pwd\",\"{PASS}:{SSID}\"");
+    if let Some(k) = key {
+        let key = format!("uat:80211_keys:{k}");
         c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &key]);
     } else {
         c.args(["-o", "wlan.enable_decryption:FALSE"]);
@@ -62,6 +68,17 @@ fn tshark(file: &Path, decrypt: bool, fields: &[&str]) -> Vec<String> {
 /// wisec's OUT; returns how many it read as UDP, and how many protected
 /// frames it could not decrypt (wisec did).
 fn tshark_agrees(input: &Path, out: &Path, extra_fields: &[&str]) -> (usize, usize) {
+    let key = format!("\"wpa-pwd\",\"{PASS}:{SSID}\"");
+    tshark_agrees_with(input, out, &key, extra_fields)
+}
+
+/// [`tshark_agrees`] with tshark given the key table entry `key`.
+fn tshark_agrees_with(
+    input: &Path,
+    out: &Path,
+    key: &str,
+    extra_fields: &[&str],
+) -> (usize, usize) {
     let mut fields = vec![
         "frame.protocols",
         "wlan.sa",
@@ -70,7 +87,7 @@ fn tshark_agrees(input: &Path, out: &Path, extra_fields: &[&str]) -> (usize, usi
         "udp.payload",
     ];
     fields.extend_from_slice(extra_fields);
-    let theirs = tshark(input, true, &fields);
+    let theirs = tshark_with(input, Some(key), &fields);
     let ours = tshark(out, false, &fields);
     assert_eq!(theirs.len(), ours.len());
     let mut missed = 0;
@@ -546,4 +563,49 @@ fn a_pcapng_with_an_ethernet_interface_beside_the_radio() {
     assert!(!e.is_empty());
     let (n, missed) = tshark_agrees(&input, &out, &["eth.src"]);
     assert!(n >= 6 && missed == 0, "{n} {missed}");
+}
+
+/// An FT roam between two APs of one mobility domain, from the
+/// passphrase (FT-PSK) and from the MSK (FT over 802.1X): the first AP's
+/// handshake completes (message 3 names the PMKR1Name) and gives its
+/// GTK, the roam gives the PTK and GTK of the second; tshark, decrypting
+/// the capture itself, reads every frame as wisec writes it.
+#[test]
+fn ft_roam_between_two_aps() {
+    let dir = tempfile::tempdir().unwrap();
+    let msk = "ab".repeat(64);
+    for (akm, cred, key) in [
+        (
+            "ft-psk",
+            ["--passphrase", PASS],
+            format!("\"wpa-pwd\",\"{PASS}:{SSID}\""),
+        ),
+        ("ft-8021x", ["--msk", &msk], format!("\"msk\",\"{msk}\"")),
+    ] {
+        let cap = dir.path().join(format!("{akm}.pcap"));
+        let mut a = vec!["synth", p(&cap), "--ssid", SSID, "--akm", akm];
+        a.extend(cred);
+        a.extend(["--stations", "2", "--frames", "8"]);
+        ok(&a);
+        let out = dir.path().join(format!("{akm}-out.pcap"));
+        let s = json(&["decrypt", p(&cap), p(&out), cred[0], cred[1]]);
+        assert_eq!(s["decrypted"], s["protected"], "{akm}: {s}");
+        let links = s["links"].as_object().unwrap();
+        for sta in ["02:57:53:00:00:10", "02:57:53:00:00:11"] {
+            let first = &links[&format!("{BSSID} {sta}")];
+            assert_eq!(first["handshakes_complete"], 1, "{akm}: {first}");
+            assert_eq!(first["rejected"], serde_json::json!({}), "{first}");
+            let second = &links[&format!("02:57:53:00:00:02 {sta}")];
+            assert_eq!(second["ft_roams"], 1, "{akm}: {second}");
+            assert_eq!(second["credentials"][0], cred[0].to_string() + " #1");
+        }
+        // Both APs' group frames, under their own GTKs.
+        for ap in [BSSID, "02:57:53:00:00:02"] {
+            let g = &links[&format!("{ap} group")];
+            assert_eq!(g["left_encrypted"], serde_json::json!({}), "{akm}: {g}");
+            assert_eq!(g["decrypted"].as_object().unwrap().len(), 1, "{g}");
+        }
+        let (n, missed) = tshark_agrees_with(&cap, &out, &key, &["wlan.bssid"]);
+        assert_eq!((n, missed), (18, 0), "{akm}");
+    }
 }

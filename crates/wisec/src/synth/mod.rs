@@ -33,6 +33,8 @@ use wisec_wire::element::{Akm, CipherSuite, List, RsnCapabilities, Rsne};
 use wisec_wire::radiotap::{Channel, RadiotapFlags, RadiotapRepr};
 use wisec_wire::MacAddr;
 
+pub mod ft;
+
 /// The AKM of a synthetic session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -45,6 +47,12 @@ pub enum SynthAkm {
     Sae,
     /// OWE (00-0F-AC:18) with a given PMK.
     Owe,
+    /// FT using PSK (00-0F-AC:4), PMK-R0 from the passphrase; two APs
+    /// and a roam (see [`ft`]).
+    FtPsk,
+    /// FT over 802.1X (00-0F-AC:3), PMK-R0 from a given MSK; two APs and
+    /// a roam.
+    Ft8021x,
 }
 
 impl SynthAkm {
@@ -55,12 +63,19 @@ impl SynthAkm {
             SynthAkm::PskSha256 => Akm::PSK_SHA256,
             SynthAkm::Sae => Akm::SAE,
             SynthAkm::Owe => Akm::OWE,
+            SynthAkm::FtPsk => Akm::FT_PSK,
+            SynthAkm::Ft8021x => Akm::FT_IEEE8021X,
         }
     }
 
     /// True when the PMK is derived from the passphrase.
     pub fn uses_passphrase(self) -> bool {
-        matches!(self, SynthAkm::Psk | SynthAkm::PskSha256)
+        matches!(self, SynthAkm::Psk | SynthAkm::PskSha256 | SynthAkm::FtPsk)
+    }
+
+    /// True for the fast BSS transition AKMs.
+    pub fn is_ft(self) -> bool {
+        matches!(self, SynthAkm::FtPsk | SynthAkm::Ft8021x)
     }
 }
 
@@ -117,6 +132,8 @@ pub struct SynthConfig {
     pub ssid: Vec<u8>,
     /// The PMK for SAE and OWE (32 or 48 octets), wiped on drop.
     pub pmk: Option<zeroize::Zeroizing<Vec<u8>>>,
+    /// The MSK for FT over 802.1X (at least 64 octets), wiped on drop.
+    pub msk: Option<zeroize::Zeroizing<Vec<u8>>>,
     /// Number of stations.
     pub stations: usize,
     /// Unicast data frames per station (alternately down- and uplink).
@@ -150,6 +167,7 @@ impl SynthConfig {
             passphrase: passphrase.to_string(),
             ssid: ssid.as_bytes().to_vec(),
             pmk: None,
+            msk: None,
             stations: 1,
             frames: 8,
             pmf: false,
@@ -245,6 +263,8 @@ pub struct SynthSummary {
     pub retransmissions: u64,
     /// Data frames written twice, as a capture that holds a frame twice.
     pub duplicates: u64,
+    /// FT roams (FT authentication and reassociation to the second AP).
+    pub ft_roams: u64,
 }
 
 /// A seeded generator (SplitMix64) for reproducible captures. Not a
@@ -402,7 +422,32 @@ fn rsne_bytes(neg: &Negotiated, pmf: bool) -> anyhow::Result<Vec<u8>> {
     Ok(b)
 }
 
-impl Gen<'_> {
+impl<'f> Gen<'f> {
+    fn new(
+        cfg: &SynthConfig,
+        sink: &'f mut dyn FnMut(&SynthFrame<'_>) -> io::Result<()>,
+        rng: SeededRandom,
+        radiotap: Vec<u8>,
+        beacon_body: Vec<u8>,
+    ) -> Gen<'f> {
+        Gen {
+            cfg: cfg.clone(),
+            sink,
+            rng,
+            now_us: START_US,
+            next_beacon_us: START_US,
+            ap_seq: 0,
+            radiotap,
+            buf: Box::new([0u8; BUF_LEN]),
+            plain: Vec::with_capacity(BUF_LEN),
+            packet: Vec::with_capacity(BUF_LEN + 64),
+            scratch: Vec::with_capacity(1024),
+            beacon_body,
+            summary: SynthSummary::default(),
+            last_len: 0,
+        }
+    }
+
     fn seq(counter: &mut u16) -> u16 {
         let s = *counter;
         *counter = (*counter + 1) & 0x0fff;
@@ -724,6 +769,17 @@ pub fn generate(
     if cfg.cipher == SynthCipher::Tkip && cfg.akm != SynthAkm::Psk {
         bail!("--cipher tkip: TKIP goes with --akm psk only (key descriptor version 1)");
     }
+    if cfg.akm.is_ft() {
+        let mut g = Gen::new(
+            cfg,
+            sink,
+            SeededRandom::new(cfg.seed),
+            radiotap_header(cfg)?,
+            Vec::new(),
+        );
+        ft::run(&mut g)?;
+        return Ok(g.summary);
+    }
     let pmk = pmk_of(cfg)?;
     let group_mgmt = pmf.then(|| match cfg.cipher.data_suite().matching_bip() {
         Suite::BipCmac256 => CipherSuite::BIP_CMAC_256,
@@ -754,40 +810,9 @@ pub fn generate(
     let ext_rates = [50, 4, 0x30, 0x48, 0x60, 0x6c];
     body.extend_from_slice(&ext_rates);
 
-    let radiotap = if cfg.radiotap {
-        let r = RadiotapRepr {
-            flags: Some(RadiotapFlags(0)),
-            rate: Some(12),
-            channel: Some(Channel {
-                freq: 2437,
-                flags: Channel::OFDM | Channel::GHZ2,
-            }),
-            dbm_antenna_signal: Some(-42),
-            tx_flags: None,
-        };
-        let mut b = vec![0u8; r.buffer_len()];
-        r.emit(&mut b).map_err(|e| anyhow!("radiotap: {e}"))?;
-        b
-    } else {
-        Vec::new()
-    };
+    let radiotap = radiotap_header(cfg)?;
 
-    let mut g = Gen {
-        cfg: cfg.clone(),
-        sink,
-        rng,
-        now_us: START_US,
-        next_beacon_us: START_US,
-        ap_seq: 0,
-        radiotap,
-        buf: Box::new([0u8; BUF_LEN]),
-        plain: Vec::with_capacity(BUF_LEN),
-        packet: Vec::with_capacity(BUF_LEN + 64),
-        scratch: Vec::with_capacity(1024),
-        beacon_body: body,
-        summary: SynthSummary::default(),
-        last_len: 0,
-    };
+    let mut g = Gen::new(cfg, sink, rng, radiotap, body);
     g.beacon()?;
 
     // Authentication, association and the 4-way handshake of each station.
@@ -991,6 +1016,26 @@ fn reassociate(
     handshake(g, st, i)?;
     g.summary.reassociations += 1;
     Ok(())
+}
+
+/// The radiotap header every packet gets with `cfg.radiotap`.
+fn radiotap_header(cfg: &SynthConfig) -> anyhow::Result<Vec<u8>> {
+    if !cfg.radiotap {
+        return Ok(Vec::new());
+    }
+    let r = RadiotapRepr {
+        flags: Some(RadiotapFlags(0)),
+        rate: Some(12),
+        channel: Some(Channel {
+            freq: 2437,
+            flags: Channel::OFDM | Channel::GHZ2,
+        }),
+        dbm_antenna_signal: Some(-42),
+        tx_flags: None,
+    };
+    let mut b = vec![0u8; r.buffer_len()];
+    r.emit(&mut b).map_err(|e| anyhow!("radiotap: {e}"))?;
+    Ok(b)
 }
 
 /// Open System (two frames) or SAE (commit and confirm both ways)
@@ -1290,6 +1335,11 @@ Examples:
         Sae,
         /// 00-0F-AC:18, OWE (with --pmk)
         Owe,
+        /// 00-0F-AC:4, FT using PSK: two APs, a roam (with --passphrase)
+        FtPsk,
+        /// 00-0F-AC:3, FT over 802.1X: two APs, a roam (with --msk)
+        #[value(name = "ft-8021x")]
+        Ft8021x,
     }
 
     #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -1327,6 +1377,9 @@ Examples:
         /// PMK in hex for sae (32 bytes) and owe (32 or 48 bytes)
         #[arg(long, value_name = "HEX")]
         pmk: Option<String>,
+        /// MSK in hex for ft-8021x (at least 64 bytes)
+        #[arg(long, value_name = "HEX")]
+        msk: Option<String>,
         /// Number of stations
         #[arg(long, value_name = "N", default_value_t = 1)]
         stations: usize,
@@ -1367,6 +1420,22 @@ Examples:
         json: bool,
     }
 
+    /// The optional parts of the summary line.
+    fn extras(s: &super::SynthSummary) -> String {
+        let mut t = String::new();
+        for (n, what) in [
+            (s.reassociations, "reassociations"),
+            (s.retransmissions, "MAC retransmissions"),
+            (s.duplicates, "capture duplicates"),
+            (s.ft_roams, "FT roams"),
+        ] {
+            if n > 0 {
+                t.push_str(&format!(", {n} {what}"));
+            }
+        }
+        t
+    }
+
     /// Why `wisec synth` failed.
     #[derive(Debug)]
     pub enum Error {
@@ -1383,6 +1452,8 @@ Examples:
             AkmArg::PskSha256 => SynthAkm::PskSha256,
             AkmArg::Sae => SynthAkm::Sae,
             AkmArg::Owe => SynthAkm::Owe,
+            AkmArg::FtPsk => SynthAkm::FtPsk,
+            AkmArg::Ft8021x => SynthAkm::Ft8021x,
         };
         let cipher = match a.cipher {
             CipherArg::Ccmp128 => SynthCipher::Ccmp128,
@@ -1398,7 +1469,31 @@ Examples:
             ),
             None => None,
         };
-        if akm.uses_passphrase() {
+        let msk = match &a.msk {
+            Some(h) => Some(
+                crate::decrypt::keys::parse_hex(h)
+                    .map_err(|m| Error::Usage(format!("--msk: {m}")))?,
+            ),
+            None => None,
+        };
+        if msk.is_some() != (akm == SynthAkm::Ft8021x) {
+            return Err(Error::Usage(
+                "--msk goes with --akm ft-8021x, and it needs one".into(),
+            ));
+        }
+        if msk.as_ref().is_some_and(|m| m.len() < 64) {
+            return Err(Error::Usage("--msk: at least 64 bytes".into()));
+        }
+        if akm.is_ft() && (cipher != SynthCipher::Ccmp128 || a.pmf) {
+            return Err(Error::Usage(
+                "--akm ft-psk and ft-8021x sessions use --cipher ccmp128 without --pmf".into(),
+            ));
+        }
+        if akm == SynthAkm::Ft8021x {
+            if pmk.is_some() {
+                return Err(Error::Usage("--pmk is for sae and owe".into()));
+            }
+        } else if akm.uses_passphrase() {
             if pmk.is_some() {
                 return Err(Error::Usage(
                     "--pmk is for sae and owe; psk and psk-sha256 take --passphrase".into(),
@@ -1437,6 +1532,7 @@ Examples:
             passphrase: a.passphrase,
             ssid: a.ssid.into_bytes(),
             pmk,
+            msk,
             stations: a.stations,
             frames: a.frames,
             pmf: a.pmf,
@@ -1458,7 +1554,7 @@ Examples:
                 stdout,
                 "wrote {}: {} frames ({} protected): {} beacons, {} authentication/association, \
 {} EAPOL ({} protected), {} unicast data, {} group data, {} protected management, {} BIP; \
-{} stations, {} group rekeys",
+{} stations, {} group rekeys{}",
                 a.output.display(),
                 s.frames,
                 s.protected,
@@ -1471,7 +1567,8 @@ Examples:
                 s.protected_mgmt,
                 s.bip_mgmt,
                 s.stations,
-                s.group_rekeys
+                s.group_rekeys,
+                extras(&s)
             );
         }
         Ok(())
