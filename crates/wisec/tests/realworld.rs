@@ -609,3 +609,88 @@ fn ft_roam_between_two_aps() {
         assert_eq!((n, missed), (18, 0), "{akm}");
     }
 }
+
+/// A capture cut in the middle of a record, and one with a corrupt block
+/// in the middle: decrypted up to the damage, a warning naming the
+/// offset, exit status 3; the frames before it as from the whole file.
+#[test]
+fn damaged_captures_are_decrypted_up_to_the_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole_ng = synth(
+        dir.path(),
+        "s.pcapng",
+        &["--stations", "2", "--frames", "8"],
+    );
+    let whole = synth(dir.path(), "s.pcap", &["--stations", "2", "--frames", "8"]);
+    for (cap, cut_at, corrupt) in [(&whole, 0.6f64, false), (&whole_ng, 0.5, true)] {
+        let bytes = std::fs::read(cap).unwrap();
+        let full_out = dir.path().join("full.out");
+        let _ = std::fs::remove_file(&full_out);
+        ok(&["decrypt", p(cap), p(&full_out), "--passphrase", PASS]);
+        let (_, full) = read(&full_out);
+        let mut damaged = bytes.clone();
+        let at = (bytes.len() as f64 * cut_at) as usize;
+        let at = if corrupt {
+            // The block starting after `at`: its length no multiple of 4.
+            let mut next = 0;
+            while next < at {
+                next += u32::from_le_bytes(bytes[next + 4..next + 8].try_into().unwrap()) as usize;
+            }
+            damaged[next + 4] = damaged[next + 4].wrapping_add(1);
+            next
+        } else {
+            damaged.truncate(at);
+            at
+        };
+        let input = dir.path().join("damaged");
+        std::fs::write(&input, &damaged).unwrap();
+        let out = dir.path().join("damaged.out");
+        let _ = std::fs::remove_file(&out);
+        let r = wisec(&["decrypt", p(&input), p(&out), "--passphrase", PASS]);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(3), "{err}");
+        assert!(
+            err.contains("wisec: warning: ") && err.contains("offset "),
+            "{err}"
+        );
+        let (_, got) = read(&out);
+        assert!(!got.is_empty() && got.len() < full.len());
+        assert_eq!(got[..], full[..got.len()], "the frames before the damage");
+        if corrupt {
+            assert!(err.contains(&format!("offset {at}")), "{err}");
+        }
+    }
+}
+
+/// Several passphrases, PSKs and PMKs: each handshake is tried under
+/// every one, and the summary names the one that matched.
+#[test]
+fn several_credentials_and_the_one_that_matched() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = synth(dir.path(), "s.pcap", &["--stations", "2", "--frames", "4"]);
+    let out = dir.path().join("o.pcap");
+    let wrong_psk = "11".repeat(32);
+    let s = json(&[
+        "decrypt",
+        p(&cap),
+        p(&out),
+        "--passphrase",
+        "not the passphrase",
+        "--psk",
+        &wrong_psk,
+        "--pmk",
+        &"22".repeat(48),
+        "--passphrase",
+        PASS,
+    ]);
+    assert_eq!(s["decrypted"], s["protected"], "{s}");
+    for (name, l) in s["links"].as_object().unwrap() {
+        if !name.ends_with("group") {
+            assert_eq!(
+                l["credentials"],
+                serde_json::json!(["--passphrase #2"]),
+                "{l}"
+            );
+        }
+    }
+}
