@@ -17,11 +17,7 @@ const PASS: &str = "correct horse";
 const SSID: &str = "lab";
 
 fn synth(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
-    let path = dir.join(name);
-    let mut a = vec!["synth", p(&path), "--ssid", SSID, "--passphrase", PASS];
-    a.extend_from_slice(extra);
-    ok(&a);
-    path
+    synth_capture(dir, name, PASS, SSID, extra)
 }
 
 #[cfg(unix)]

@@ -22,11 +22,7 @@ const SSID: &str = "lab";
 const BSSID: &str = "02:57:53:00:00:01";
 
 fn synth(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
-    let path = dir.join(name);
-    let mut a = vec!["synth", p(&path), "--ssid", SSID, "--passphrase", PASS];
-    a.extend_from_slice(extra);
-    ok(&a);
-    path
+    synth_capture(dir, name, PASS, SSID, extra)
 }
 
 /// tshark's view of every frame of `file`: the listed fields, one line a

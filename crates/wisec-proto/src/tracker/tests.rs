@@ -665,8 +665,17 @@ fn truncated_and_corrupt_eapol_frames_are_malformed_never_a_panic() {
     );
 }
 
-#[test]
-fn ft_psk_initial_association_uses_the_ft_ptk() {
+/// An FT-PSK initial mobility domain association with AP: the
+/// handshake under PMK-R1, the association response with the key
+/// holders, the beacon with the MDE.
+struct FtFixture {
+    hs: Hs,
+    r1: wisec_crypto::ft::PmkR1,
+    assoc_resp: Vec<u8>,
+    bcn: Vec<u8>,
+}
+
+fn ft_fixture() -> FtFixture {
     let psk = psk();
     let akm = Akm::FT_PSK;
     let cipher = CipherSuite::CCMP_128;
@@ -692,6 +701,22 @@ fn ft_psk_initial_association_uses_the_ft_ptk() {
     let assoc_resp = mgmt(1, STA, AP, AP, &body);
     let mut bcn = beacon(Some(&hs.rsne), None);
     bcn.extend(element(54, &[mdid[0], mdid[1], 1]));
+    FtFixture {
+        hs,
+        r1,
+        assoc_resp,
+        bcn,
+    }
+}
+
+#[test]
+fn ft_psk_initial_association_uses_the_ft_ptk() {
+    let FtFixture {
+        hs,
+        assoc_resp,
+        bcn,
+        ..
+    } = ft_fixture();
     let mut t = tracker();
     // (Message 3 of FT names the PMKR1Name: see the next test.)
     let ev = feed(&mut t, &[&bcn, &assoc_resp, &hs.m1(1), &hs.m2(1)]);
@@ -717,31 +742,12 @@ fn gtks(t: &Tracker) -> usize {
 /// the GTK learnt) when that name is the one derived, refused otherwise.
 #[test]
 fn ft_message_3_names_the_pmkr1name_and_installs_the_gtk() {
-    let psk = psk();
-    let akm = Akm::FT_PSK;
-    let cipher = CipherSuite::CCMP_128;
-    let mdid = [0x34, 0x12];
-    let r0kh = b"ap.wisec.example";
-    let r1 = PmkR0::derive(akm, psk.as_bytes(), SSID, mdid, r0kh, STA)
-        .unwrap()
-        .pmk_r1(AP, STA)
-        .unwrap();
-    let mut hs = Hs::new(&[1; 32], Akm::PSK_SHA256, cipher, STA, 1);
-    hs.akm = akm;
-    hs.rsne = rsne_bytes(4, 4, false);
-    hs.ptk = r1
-        .ptk(akm, cipher, &hs.snonce, &hs.anonce, AP, STA)
-        .unwrap()
-        .0;
-    let mut body = vec![0x11, 0x04, 0, 0, 1, 0];
-    body.extend(element(54, &[mdid[0], mdid[1], 1]));
-    let mut fte = vec![0u8; 2 + 16 + 64];
-    fte.extend(element(1, &AP.0));
-    fte.extend(element(3, r0kh));
-    body.extend(element(55, &fte));
-    let assoc_resp = mgmt(1, STA, AP, AP, &body);
-    let mut bcn = beacon(Some(&hs.rsne), None);
-    bcn.extend(element(54, &[mdid[0], mdid[1], 1]));
+    let FtFixture {
+        hs,
+        r1,
+        assoc_resp,
+        bcn,
+    } = ft_fixture();
     let with_name = |name: &[u8; 16]| {
         let mut r = hs.rsne.clone();
         r.extend_from_slice(&[1, 0]);
