@@ -15,7 +15,9 @@ const ABOUT: &str = "IEEE 802.11 link security: protect and unprotect the frames
     long_about = "wisec reads and writes pcap and pcapng captures (gzip-compressed or not) of \
 IEEE 802.11 frames, with or without radiotap headers and FCS, and protects or unprotects \
 their frames with WEP, TKIP, CCMP, GCMP and BIP.\n\n\
-Exit status: 0 on success, 1 when the input or the environment fails, 2 on a usage error.",
+Exit status: 0 on success, 1 when the input or the environment fails, 2 on a usage error, \
+3 when decrypt or encrypt met a damaged input (and wrote everything before the damage), \
+4 when decrypt --strict found nothing decrypted or an integrity failure.",
     after_help = "Run 'wisec encrypt --help' or 'wisec decrypt --help' for examples."
 )]
 pub struct Cli {

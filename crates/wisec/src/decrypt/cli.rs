@@ -46,7 +46,16 @@ Examples:
   wisec decrypt wep.pcap out.pcap --wep 0102030405 --wep s:secret123456
 
   # Verify BIP on group-addressed management frames
-  wisec decrypt pmf.pcapng out.pcapng --tk <hex> --igtk <hex>";
+  wisec decrypt pmf.pcapng out.pcapng --tk <hex> --igtk <hex>
+
+  # From a pipe to a pipe (the summary goes to standard error)
+  tcpdump -i mon0 -w - | wisec decrypt - - --passphrase secret123 | tshark -r -
+
+  # For scripts: one line, status 4 when nothing decrypted or a MIC failed
+  wisec decrypt cap.pcap out.pcapng --passphrase secret123 -q --strict
+
+Exit status: 0 done, 1 input or runtime error, 2 usage error, 3 the input is
+damaged (OUT holds everything before the damage), 4 --strict failed.";
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum FcsArg {

@@ -1323,7 +1323,14 @@ Examples:
 
   # SAE with a given PMK
   wisec synth sae.pcapng --akm sae --cipher ccmp128 --ssid wisec \\
-      --pmk 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+      --pmk 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+
+  # FT-PSK: an initial association with one AP, a roam to a second
+  wisec synth ft.pcap --akm ft-psk --passphrase 'correct horse' --ssid wisec
+
+  # What real captures hold: a reassociation, retransmissions, WDS links
+  wisec synth real.pcap --passphrase 'correct horse' --ssid wisec \\
+      --reassociate --retries --wds";
 
     #[derive(Debug, Clone, Copy, ValueEnum)]
     enum AkmArg {
