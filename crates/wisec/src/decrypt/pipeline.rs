@@ -1278,6 +1278,10 @@ impl Decrypter {
                 (cands.first().map(|(_, k)| k.suite()), verified, false)
             }
         };
+        // A TK-only key has KeyIds of its own, so the replay counters it
+        // moves (after the ICV) are its own too: they keep copies apart
+        // among its unverified frames and never touch the counters of a
+        // key whose MIC verifies.
         let mut michael_unverified = false;
         if verified.is_none() {
             for (id, k) in &tk_only {
