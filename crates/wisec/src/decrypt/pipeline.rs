@@ -675,6 +675,7 @@ fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Op
 /// named). A 4-address frame (WDS, mesh) has no BSSID field: it belongs
 /// to the BSS of either end, its receiver or its transmitter, as
 /// airdecap-ng matches them.
+#[inline]
 fn in_bss(
     want: Option<MacAddr>,
     fc: FrameControl,
@@ -936,8 +937,11 @@ impl Stretch {
                 .push(iface.is_some_and(|i| !link::is_80211(i.link_type)));
             // Radiotap padding out: the packet then starts `pad.len`
             // octets later, its MPDU contiguous.
-            let pad = match (iface, self.arena.get_mut(m.start..m.start + m.len)) {
-                (Some(i), Some(d)) if i.link_type == LINKTYPE_RADIOTAP => link::unpad(i, d),
+            let pad = match iface {
+                Some(i) if i.link_type == LINKTYPE_RADIOTAP => self
+                    .arena
+                    .get_mut(m.start..m.start + m.len)
+                    .and_then(|d| link::unpad(i, d)),
                 _ => None,
             };
             if let Some(p) = &pad {
@@ -1099,7 +1103,7 @@ impl Decrypter {
                         && keys.key_generation() == gen
                 })
                 .map(|i| (&*batch, i));
-            self.packet(keys, m, data, *loc, pre, out)?;
+            self.packet(keys, m, data, loc.as_ref(), pre, out)?;
         }
         Ok(keys.key_generation() != start)
     }
@@ -1113,7 +1117,7 @@ impl Decrypter {
         keys: &mut K,
         m: &PacketMeta,
         data: &[u8],
-        loc: Option<Loc>,
+        loc: Option<&Loc>,
         pre: Option<(&Batch, usize)>,
         out: &mut Output<'_>,
     ) -> Result<()> {
@@ -1220,7 +1224,7 @@ impl Decrypter {
         };
         // The first candidate's suite and the verified key, from the batch
         // or tried here one by one.
-        let q = KeyQuery {
+        let query = || KeyQuery {
             ra: f.ra,
             ta,
             group: f.ra.is_group(),
@@ -1231,7 +1235,7 @@ impl Decrypter {
         // TKIP keys given without their Michael keys: tried on frames that
         // look like TKIP when no full key verifies.
         let tk_only = if tkip_hint {
-            keys.tkip_tk_only_keys(&q)
+            keys.tkip_tk_only_keys(&query())
         } else {
             Vec::new()
         };
@@ -1248,6 +1252,7 @@ impl Decrypter {
                 }
             }
             None => {
+                let q = query();
                 let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
                 if let Some(only) = cfg.suite {
                     cands.retain(|(_, k)| wep || k.suite() == only);
