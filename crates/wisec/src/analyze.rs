@@ -46,6 +46,7 @@ fn why(u: Unusable) -> &'static str {
         Unusable::BadFcs => "bad FCS",
         Unusable::Short => "shorter than its framing announces",
         Unusable::LinkType => "not an 802.11 link type",
+        Unusable::BadHeader => "malformed Prism, AVS or PPI header",
     }
 }
 
@@ -68,7 +69,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
                 break;
             }
         };
-        let p = match rec {
+        let mut p = match rec {
             Record::Section => {
                 ifaces.clear();
                 continue;
@@ -84,7 +85,11 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
             bad.push((number, format!("no interface {}", p.interface)));
             continue;
         };
-        let framing = match link::locate(iface, FcsMode::Auto, &p.data) {
+        // Radiotap padding out (the analysis reads the MPDU).
+        if let Some(pad) = link::unpad(iface, &mut p.data) {
+            p.data.drain(..pad.len);
+        }
+        let framing = match link::locate_unpadded(iface, FcsMode::Auto, &p.data) {
             Ok(f) => f,
             Err(u) => {
                 bad.push((number, why(u).to_string()));

@@ -15,7 +15,9 @@ const ABOUT: &str = "IEEE 802.11 link security: protect and unprotect the frames
     long_about = "wisec reads and writes pcap and pcapng captures (gzip-compressed or not) of \
 IEEE 802.11 frames, with or without radiotap headers and FCS, and protects or unprotects \
 their frames with WEP, TKIP, CCMP, GCMP and BIP.\n\n\
-Exit status: 0 on success, 1 when the input or the environment fails, 2 on a usage error.",
+Exit status: 0 on success, 1 when the input or the environment fails, 2 on a usage error, \
+3 when decrypt or encrypt met a damaged input (and wrote everything before the damage), \
+4 when decrypt --strict found nothing decrypted or an integrity failure.",
     after_help = "Run 'wisec encrypt --help' or 'wisec decrypt --help' for examples."
 )]
 pub struct Cli {
@@ -96,9 +98,13 @@ pub fn main() -> i32 {
             2
         }
         Err(Failure::Runtime(e)) => {
+            if crate::error::is_broken_pipe(&e) {
+                return crate::error::EXIT_BROKEN_PIPE;
+            }
             eprintln!("wisec: error: {e:#}");
             1
         }
+        Err(Failure::Status(code)) => code,
     }
 }
 
@@ -109,7 +115,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Decrypt(a) => crate::decrypt::cli::decrypt(*a),
         Command::Synth(a) => crate::synth::cli::run(a).map_err(|e| match e {
             crate::synth::cli::Error::Usage(m) => usage(m),
-            crate::synth::cli::Error::Runtime(e) => Failure::Runtime(e),
+            crate::synth::cli::Error::Runtime(e) => Failure::from(e),
         }),
         Command::Lab(a) => crate::lab::run(a),
         Command::Analyze(a) => crate::analyze::run(a),

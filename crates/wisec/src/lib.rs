@@ -16,6 +16,7 @@ pub mod decrypt;
 pub mod error;
 pub mod ko_deps;
 pub mod lab;
+pub mod outfile;
 pub mod sample;
 pub mod session;
 pub mod synth;

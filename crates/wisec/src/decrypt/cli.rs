@@ -1,15 +1,14 @@
 //! `wisec encrypt` and `wisec decrypt`: their arguments, the keys they
 //! take, and the summaries they print.
 
-use super::io::with_io;
+use super::io::{private_file, with_io, Files};
 use super::keys::{parse_hex, parse_wep, KeyRole, StaticKeys};
 use super::link::FcsMode;
 use super::pipeline::{self, DecryptConfig, DecryptSummary, EncryptConfig, EncryptSummary};
 use super::tracked::TrackedKeys;
-use crate::error::{usage, Failure};
+use crate::error::{report, usage, Failure, EXIT_DAMAGED, EXIT_STRICT};
 use clap::{Args, ValueEnum};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
 use wisec_proto::tracker::Tracker;
 use wisec_wire::security::PN_MAX;
@@ -47,7 +46,16 @@ Examples:
   wisec decrypt wep.pcap out.pcap --wep 0102030405 --wep s:secret123456
 
   # Verify BIP on group-addressed management frames
-  wisec decrypt pmf.pcapng out.pcapng --tk <hex> --igtk <hex>";
+  wisec decrypt pmf.pcapng out.pcapng --tk <hex> --igtk <hex>
+
+  # From a pipe to a pipe (the summary goes to standard error)
+  tcpdump -i mon0 -w - | wisec decrypt - - --passphrase secret123 | tshark -r -
+
+  # For scripts: one line, status 4 when nothing decrypted or a MIC failed
+  wisec decrypt cap.pcap out.pcapng --passphrase secret123 -q --strict
+
+Exit status: 0 done, 1 input or runtime error, 2 usage error, 3 the input is
+damaged (OUT holds everything before the damage), 4 --strict failed.";
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum FcsArg {
@@ -75,20 +83,28 @@ struct Common {
     /// (pcapng if_fcslen); radiotap frames always say
     #[arg(long, value_enum, default_value = "auto")]
     fcs: FcsArg,
-    /// Overwrite OUT if it exists
+    /// Overwrite OUT (and --keys-out) if it exists
     #[arg(long)]
     force: bool,
-    /// Print the summary as JSON on standard output
+    /// Print the summary as JSON on standard output (standard error when
+    /// OUT is -)
     #[arg(long)]
     json: bool,
+    /// Print a one-line summary
+    #[arg(short, long, conflicts_with = "json")]
+    quiet: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct EncryptArgs {
-    /// Input capture (pcap or pcapng, optionally gzip-compressed)
+    /// Input capture (pcap or pcapng, optionally gzip-compressed); - reads
+    /// standard input
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// Output capture, in the input's format (gzip-compressed if it ends in .gz)
+    /// Output capture: pcap if it ends in .pcap (or .cap), pcapng if it ends
+    /// in .pcapng, else the input's format; gzip-compressed if it ends in
+    /// .gz; - writes standard output (the summary then goes to standard
+    /// error)
     #[arg(value_name = "OUT")]
     output: PathBuf,
     /// Cipher suite: wep40, wep104, tkip, ccmp (ccmp128), ccmp256, gcmp (gcmp128), gcmp256
@@ -123,10 +139,14 @@ pub struct EncryptArgs {
 
 #[derive(Debug, Args)]
 pub struct DecryptArgs {
-    /// Input capture (pcap or pcapng, optionally gzip-compressed)
+    /// Input capture (pcap or pcapng, optionally gzip-compressed); - reads
+    /// standard input
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// Output capture, in the input's format (gzip-compressed if it ends in .gz)
+    /// Output capture: pcap if it ends in .pcap (or .cap), pcapng if it ends
+    /// in .pcapng, else the input's format; gzip-compressed if it ends in
+    /// .gz; - writes standard output (the summary then goes to standard
+    /// error)
     #[arg(value_name = "OUT")]
     output: PathBuf,
     /// Pairwise temporal key in hex, for individually addressed frames (repeatable)
@@ -155,7 +175,7 @@ pub struct DecryptArgs {
     /// PSK (the 32-byte PMK of the PSK AKMs) in hex (repeatable)
     #[arg(long, value_name = "HEX")]
     psk: Vec<String>,
-    /// PMK in hex, 32 or 48 bytes (SAE, OWE, 802.1X, Suite B) (repeatable)
+    /// PMK in hex, 32, 48 or 64 bytes (SAE, OWE, 802.1X, Suite B) (repeatable)
     #[arg(long, value_name = "HEX")]
     pmk: Vec<String>,
     /// MSK of an 802.1X authentication in hex, at least 64 bytes (repeatable)
@@ -170,9 +190,15 @@ pub struct DecryptArgs {
     /// Write decrypted data frames as Ethernet frames (and nothing else), like airdecap-ng
     #[arg(long)]
     ethernet: bool,
-    /// Write every derived PTK/GTK/IGTK to FILE in the form of Wireshark's 80211_keys table
+    /// Write every derived PTK/GTK/IGTK to FILE in the form of Wireshark's
+    /// 80211_keys table (created readable by its owner only; never IN or
+    /// OUT; an existing FILE only with --force)
     #[arg(long, value_name = "FILE")]
     keys_out: Option<PathBuf>,
+    /// Exit with status 4 when nothing was decrypted or any frame failed
+    /// its integrity check (for scripts)
+    #[arg(long)]
+    strict: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -249,11 +275,56 @@ pub(crate) fn encrypt(a: EncryptArgs) -> Result<(), Failure> {
         igtk_id: a.igtk_id,
         fcs: a.common.fcs.into(),
     };
-    let summary = with_io(&a.input, &a.output, a.common.force, |r, w, tick| {
-        pipeline::encrypt(r, w, &cfg, tick)
-    })?;
-    print_encrypt(&summary, a.common.json);
-    Ok(())
+    let files = Files {
+        input: &a.input,
+        output: &a.output,
+        others: Vec::new(),
+        force: a.common.force,
+    };
+    files.check()?;
+    let written = with_io(&files, |r, w, tick| pipeline::encrypt(r, w, &cfg, tick))?;
+    let s = &written.value;
+    if s.data_protected + s.mgmt_protected + s.mgmt_bip == 0 {
+        // Nothing to show for it: say why, and leave no OUT behind.
+        let why = if s.unparsable > 0 {
+            format!(
+                "{} of {} frames could not be parsed (bad FCS? see --fcs)",
+                s.unparsable, s.frames
+            )
+        } else if s.not_protectable > 0 {
+            format!("the suite cannot carry {} frames", s.not_protectable)
+        } else {
+            format!(
+                "none of the {} frames is an unprotected data frame with a body{}",
+                s.frames,
+                if a.mgmt {
+                    " or a robust management frame"
+                } else {
+                    ""
+                }
+            )
+        };
+        return Err(Failure::Runtime(anyhow::anyhow!(
+            "nothing was protected: {why}; {} not written",
+            a.output.display()
+        )));
+    }
+    let stderr = files.out_is_stdout();
+    let damaged = s.damaged.clone();
+    let summary = written.commit()?;
+    print_encrypt(&summary, &a.common, stderr);
+    damage_status(damaged.as_deref())
+}
+
+/// Warns about a damaged input; its exit status.
+fn damage_status(damaged: Option<&str>) -> Result<(), Failure> {
+    match damaged {
+        Some(d) => {
+            eprintln!("wisec: warning: {d}; the capture was processed up to there");
+            Err(Failure::Status(EXIT_DAMAGED))
+        }
+        None => Ok(()),
+    }
 }
 
 pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
@@ -268,6 +339,21 @@ pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
         }
         Some(s)
     };
+    let wep_suite = suite.filter(|s| s.is_danger() && *s != Suite::Tkip);
+    if let (Some(w), Some((opt, k))) = (
+        wep_suite,
+        a.tk.first()
+            .map(|k| ("--tk", k))
+            .or(a.gtk.first().map(|k| ("--gtk", k))),
+    ) {
+        let n = parse_hex(k).map(|b| b.len()).unwrap_or(0);
+        return Err(usage(format!(
+            "{opt}: --suite {w} takes WEP keys with --wep ({} hex digits or s: and {} characters), \
+not a {n}-byte {opt} key",
+            2 * w.key_len(),
+            w.key_len()
+        )));
+    }
     let mut keys = StaticKeys::new();
     for (opt, list, role) in [
         ("--tk", &a.tk, KeyRole::Pairwise),
@@ -285,6 +371,14 @@ pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
     }
     for k in &a.wep {
         let bytes = parse_wep(k).map_err(|m| usage(format!("--wep: {m}")))?;
+        if let Some(w) = wep_suite.filter(|w| w.key_len() != bytes.len()) {
+            return Err(usage(format!(
+                "--wep: a {} key has {} bytes, this one has {} (see --suite)",
+                w.standard_name(),
+                w.key_len(),
+                bytes.len()
+            )));
+        }
         keys.add_wep(&bytes)
             .map_err(|e| usage(format!("--wep: {e}")))?;
     }
@@ -309,13 +403,9 @@ pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
             };
             if !ok {
                 return Err(usage(format!(
-                    "{opt}: a {} has {}, this one has {} bytes",
-                    &opt[2..],
-                    if opt == "--psk" {
-                        "32 bytes"
-                    } else {
-                        "32, 48 or 64 bytes"
-                    },
+                    "{opt}: a {} has {} bytes, this one has {}",
+                    opt[2..].to_ascii_uppercase(),
+                    if opt == "--psk" { "32" } else { "32, 48 or 64" },
                     bytes.len()
                 )));
             }
@@ -355,29 +445,73 @@ pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
         station: mac("--station", &a.station)?,
         ethernet: a.ethernet,
     };
+    let mut files = Files {
+        input: &a.input,
+        output: &a.output,
+        others: Vec::new(),
+        force: a.common.force,
+    };
+    if let Some(k) = &a.keys_out {
+        if crate::outfile::is_stdio(k) {
+            return Err(usage(
+                "--keys-out: give a file (keys are never written to standard output)",
+            ));
+        }
+        files.others.push(("--keys-out", k));
+    }
+    files.check()?;
     let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
-    let mut summary = with_io(&a.input, &a.output, a.common.force, |r, w, tick| {
+    // The tracker's credentials in the order they were added above.
+    let mut names = Vec::new();
+    for (opt, n) in [
+        ("--passphrase", a.passphrase.len()),
+        ("--psk", a.psk.len()),
+        ("--pmk", a.pmk.len()),
+        ("--msk", a.msk.len()),
+    ] {
+        names.extend((1..=n).map(|i| format!("{opt} #{i}")));
+    }
+    store.name_credentials(names);
+    let written = with_io(&files, |r, w, tick| {
         pipeline::decrypt(r, w, &mut store, cfg, tick)
     })?;
+    // The keys are written beside OUT and put in place after it: an error
+    // before leaves neither.
+    let keys_file = match (&a.keys_out, store.keys_out()) {
+        (Some(path), Some(text)) => Some(private_file(path, a.common.force, text.as_bytes())?),
+        _ => None,
+    };
+    let mut summary = written.commit()?;
+    if let Some(k) = keys_file {
+        k.commit()?;
+    }
     merge_handshakes(&mut summary, &store);
-    if let (Some(path), Some(text)) = (&a.keys_out, store.keys_out()) {
-        write_private(path, text.as_bytes())
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    let stderr = files.out_is_stdout();
+    print_decrypt(&summary, &a.common, stderr);
+    let unverified: u64 = summary.suites.values().map(|s| s.michael_unverified).sum();
+    if unverified > 0 {
+        eprintln!(
+            "wisec: warning: {unverified} TKIP frames were decrypted from a 16-byte TK: their ICV \
+verified but their Michael MIC could not be checked (give the 32-byte TKIP key to verify it); \
+their integrity is not established"
+        );
     }
-    print_decrypt(&summary, a.common.json);
+    damage_status(summary.damaged.as_deref())?;
+    if a.strict {
+        let failures: u64 = summary.suites.values().map(|s| s.integrity_failures).sum();
+        if summary.decrypted == 0 || failures > 0 {
+            eprintln!(
+                "wisec: --strict: {}",
+                if summary.decrypted == 0 {
+                    "nothing was decrypted".to_string()
+                } else {
+                    format!("{failures} frames failed their integrity check")
+                }
+            );
+            return Err(Failure::Status(EXIT_STRICT));
+        }
+    }
     Ok(())
-}
-
-/// Writes a file readable by its owner only (it holds keys).
-fn write_private(path: &Path, data: &[u8]) -> io::Result<()> {
-    let mut o = std::fs::OpenOptions::new();
-    o.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        o.mode(0o600);
-    }
-    o.open(path)?.write_all(data)
 }
 
 /// Parses `aa:bb:cc:dd:ee:ff` (or with dashes).
@@ -408,68 +542,116 @@ fn merge_handshakes(s: &mut DecryptSummary, store: &TrackedKeys) {
         l.ft_roams = st.ft_roams;
         l.retransmissions = st.retransmissions;
         l.rejected = rejected;
+        l.credentials = store.credentials_of(aa, spa);
     }
 }
-fn print_encrypt(s: &EncryptSummary, json: bool) {
-    if json {
-        println!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
-        return;
+fn print_encrypt(s: &EncryptSummary, c: &Common, stderr: bool) {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    if c.json {
+        t = serde_json::to_string_pretty(s).unwrap_or_default() + "\n";
+    } else if c.quiet {
+        let _ = writeln!(
+            t,
+            "frames {}, protected {} ({}), passed through {}",
+            s.frames,
+            s.data_protected + s.mgmt_protected + s.mgmt_bip,
+            s.suite,
+            s.passed_through
+        );
+    } else {
+        let _ = writeln!(t, "frames read              {:>8}", s.frames);
+        let _ = writeln!(
+            t,
+            "data frames protected    {:>8}  ({})",
+            s.data_protected, s.suite
+        );
+        let _ = writeln!(t, "management, unicast      {:>8}", s.mgmt_protected);
+        let _ = writeln!(t, "management, BIP (group)  {:>8}", s.mgmt_bip);
+        let _ = writeln!(t, "passed through unchanged {:>8}", s.passed_through);
+        if s.unparsable > 0 {
+            let _ = writeln!(t, "  of which unparsable    {:>8}", s.unparsable);
+        }
+        if s.not_protectable > 0 {
+            let _ = writeln!(t, "  the suite cannot carry {:>8}", s.not_protectable);
+        }
     }
-    println!("frames read              {:>8}", s.frames);
-    println!(
-        "data frames protected    {:>8}  ({})",
-        s.data_protected, s.suite
-    );
-    println!("management, unicast      {:>8}", s.mgmt_protected);
-    println!("management, BIP (group)  {:>8}", s.mgmt_bip);
-    println!("passed through unchanged {:>8}", s.passed_through);
-    if s.unparsable > 0 {
-        println!("  of which unparsable    {:>8}", s.unparsable);
-    }
-    if s.not_protectable > 0 {
-        println!("  the suite cannot carry {:>8}", s.not_protectable);
-    }
+    report(&t, stderr);
 }
 
-fn print_decrypt(s: &DecryptSummary, json: bool) {
-    if json {
-        println!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+fn print_decrypt(s: &DecryptSummary, c: &Common, stderr: bool) {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    if c.json {
+        t = serde_json::to_string_pretty(s).unwrap_or_default() + "\n";
+        report(&t, stderr);
         return;
     }
-    println!(
+    let _ = write!(
+        t,
         "frames read {}, protected {}, decrypted {}, written unchanged {}",
-        s.frames, s.protected, s.decrypted, s.unchanged
+        s.frames, s.protected, s.decrypted, s.written_unchanged
     );
-    if s.unparsable > 0 {
-        println!("unparsable frames {}", s.unparsable);
+    let left_out = s.frames - s.written;
+    if left_out > 0 {
+        let _ = write!(t, ", left out {left_out}");
     }
-    if s.filtered_out > 0 {
-        println!("outside --bssid/--station {}", s.filtered_out);
-    }
-    if s.not_written > 0 {
-        println!("left out of the Ethernet output {}", s.not_written);
-    }
-    print_links(s);
-    if s.suites.is_empty() {
+    if c.quiet {
+        let failures: u64 = s.suites.values().map(|x| x.integrity_failures).sum();
+        let _ = writeln!(t, ", integrity failures {failures}");
+        report(&t, stderr);
         return;
     }
-    println!(
-        "{:<12} {:>8} {:>10} {:>10} {:>8} {:>8}",
-        "suite", "seen", "decrypted", "integrity", "replays", "no key"
-    );
-    for (name, st) in &s.suites {
-        println!(
-            "{:<12} {:>8} {:>10} {:>10} {:>8} {:>8}",
-            name, st.seen, st.decrypted, st.integrity_failures, st.replays, st.no_key
+    t.push('\n');
+    if s.unparsable > 0 {
+        let _ = writeln!(t, "unparsable frames {}", s.unparsable);
+    }
+    if s.other_link_types > 0 {
+        let _ = writeln!(
+            t,
+            "copied from non-802.11 interfaces {}",
+            s.other_link_types
         );
     }
+    if s.filtered_out > 0 {
+        let _ = writeln!(t, "left out: outside --bssid/--station {}", s.filtered_out);
+    }
+    let eth_left = s.frames - s.written - s.filtered_out;
+    if s.ethernet && eth_left > 0 {
+        let _ = writeln!(t, "left out of the Ethernet output {eth_left}");
+    }
+    if s.retransmissions + s.duplicates > 0 {
+        let _ = writeln!(
+            t,
+            "of the decrypted: MAC retransmissions {}, capture duplicates {}",
+            s.retransmissions, s.duplicates
+        );
+    }
+    print_links(&mut t, s);
+    if !s.suites.is_empty() {
+        let _ = writeln!(
+            t,
+            "{:<12} {:>8} {:>10} {:>10} {:>8} {:>8}",
+            "suite", "seen", "decrypted", "integrity", "replays", "no key"
+        );
+        for (name, st) in &s.suites {
+            let _ = writeln!(
+                t,
+                "{:<12} {:>8} {:>10} {:>10} {:>8} {:>8}",
+                name, st.seen, st.decrypted, st.integrity_failures, st.replays, st.no_key
+            );
+        }
+    }
+    report(&t, stderr);
 }
 
-fn print_links(s: &DecryptSummary) {
+fn print_links(t: &mut String, s: &DecryptSummary) {
+    use std::fmt::Write as _;
     for (name, l) in &s.links {
-        println!("{name}");
+        let _ = writeln!(t, "{name}");
         if l.handshakes_seen + l.ptks + l.group_rekeys + l.ft_roams > 0 || !l.rejected.is_empty() {
-            println!(
+            let _ = writeln!(
+                t,
                 "  handshakes seen {}, complete {}, PTKs {}, message 4 {}, group rekeys {}, FT roams {}, retransmissions {}",
                 l.handshakes_seen,
                 l.handshakes_complete,
@@ -480,20 +662,30 @@ fn print_links(s: &DecryptSummary) {
                 l.retransmissions
             );
         }
+        for c in &l.credentials {
+            let _ = writeln!(t, "  credential matched: {c}");
+        }
         for (r, n) in &l.rejected {
-            println!("  rejected {n:>8}  {r}");
+            let _ = writeln!(t, "  rejected {n:>8}  {r}");
         }
         for (k, n) in &l.decrypted {
-            println!("  decrypted {n:>7}  {k}");
+            let _ = writeln!(t, "  decrypted {n:>7}  {k}");
         }
         if l.integrity_failures > 0 {
-            println!("  MIC failures {:>4}", l.integrity_failures);
+            let _ = writeln!(t, "  MIC failures {:>4}", l.integrity_failures);
         }
         if l.replays > 0 {
-            println!("  replays {:>8}", l.replays);
+            let _ = writeln!(t, "  replays {:>8}", l.replays);
+        }
+        if l.frame_retransmissions + l.duplicates > 0 {
+            let _ = writeln!(
+                t,
+                "  MAC retransmissions {}, capture duplicates {}",
+                l.frame_retransmissions, l.duplicates
+            );
         }
         for (r, n) in &l.left_encrypted {
-            println!("  left encrypted {n:>4}  {r}");
+            let _ = writeln!(t, "  left encrypted {n:>4}  {r}");
         }
     }
 }

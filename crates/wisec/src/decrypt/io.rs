@@ -1,19 +1,42 @@
-//! The files of `wisec encrypt` and `wisec decrypt`: IN opened, OUT
-//! written through a temporary file beside it, a progress line.
+//! The files of `wisec encrypt` and `wisec decrypt`: IN opened (or
+//! standard input), OUT written through a temporary file beside it (or to
+//! standard output) in the format its name asks for, a progress line.
 
 use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
 use crate::error::{usage, Failure};
+use crate::outfile::{check_target, is_stdio, Pending, TargetError};
 use flate2::write::GzEncoder;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// The output stream: a temporary file beside OUT, gzip-compressed when
-/// OUT ends in `.gz`.
+/// Where OUT's bytes go: its temporary file, or standard output.
+pub(crate) enum Dest {
+    File(File),
+    Stdout(io::Stdout),
+}
+
+impl Write for Dest {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Dest::File(f) => f.write(buf),
+            Dest::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Dest::File(f) => f.flush(),
+            Dest::Stdout(o) => o.flush(),
+        }
+    }
+}
+
+/// The output stream, gzip-compressed when OUT ends in `.gz`.
 pub(crate) enum Sink {
-    Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
+    Plain(BufWriter<Dest>),
+    Gzip(GzEncoder<BufWriter<Dest>>),
 }
 
 impl Write for Sink {
@@ -33,69 +56,115 @@ impl Write for Sink {
 }
 
 impl Sink {
-    fn finish(self) -> io::Result<File> {
-        let buffered = match self {
+    fn finish(self) -> io::Result<()> {
+        let mut buffered = match self {
             Sink::Plain(w) => w,
             Sink::Gzip(w) => w.finish()?,
         };
-        buffered.into_inner().map_err(|e| e.into_error())
+        buffered.flush()
     }
 }
 
-#[cfg(unix)]
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
+/// The files of one run: IN (`-`: standard input), OUT (`-`: standard
+/// output) and the other outputs written beside OUT.
+pub(crate) struct Files<'a> {
+    /// IN.
+    pub input: &'a Path,
+    /// OUT.
+    pub output: &'a Path,
+    /// Other outputs (`--keys-out`), with their option names.
+    pub others: Vec<(&'static str, &'a Path)>,
+    /// Overwrite existing outputs.
+    pub force: bool,
+}
+
+impl Files<'_> {
+    /// Checks every output before anything is read or written: none is
+    /// IN or another output, none exists unless `force`.
+    pub fn check(&self) -> Result<(), Failure> {
+        let to_failure = |e: TargetError| match e {
+            TargetError::Clash(m) => usage(m),
+            TargetError::Exists(m) => Failure::Runtime(anyhow::anyhow!(m)),
+        };
+        let others: Vec<(&str, &Path)> = self.others.iter().map(|(n, p)| (*n, *p)).collect();
+        check_target("OUT", self.output, &[self.input], &others, self.force).map_err(to_failure)?;
+        for (i, (name, p)) in self.others.iter().enumerate() {
+            let rest: Vec<(&str, &Path)> = std::iter::once(("OUT", self.output))
+                .chain(
+                    others
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .map(|(_, o)| *o),
+                )
+                .collect();
+            check_target(name, p, &[self.input], &rest, self.force).map_err(to_failure)?;
+        }
+        Ok(())
+    }
+
+    /// True when OUT is standard output (reports then go to standard
+    /// error).
+    pub fn out_is_stdout(&self) -> bool {
+        is_stdio(self.output)
     }
 }
 
-#[cfg(not(unix))]
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
+/// The container format OUT's name asks for: pcap for `.pcap`
+/// (`.pcap.gz`), pcapng for `.pcapng` (`.pcapng.gz`), else the input's.
+pub(crate) fn format_for(output: &Path, input: Format) -> Format {
+    let name = output.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    if name.ends_with(".pcap") || name.ends_with(".cap") || name.ends_with(".dmp") {
+        Format::Pcap
+    } else if name.ends_with(".pcapng") || name.ends_with(".ntar") {
+        Format::Pcapng
+    } else {
+        input
     }
 }
 
-/// Opens IN, runs `f` writing into a temporary file beside OUT, and
-/// renames it to OUT only when everything succeeded. On any error the
-/// temporary file is removed and OUT is untouched.
+/// A run whose OUT is complete but not yet in place: the caller writes
+/// its other outputs, then [`Written::commit`]s.
+pub(crate) struct Written<T> {
+    /// What the run returned.
+    pub value: T,
+    out: Option<Pending>,
+}
+
+impl<T> Written<T> {
+    /// Renames OUT's temporary file onto OUT.
+    pub fn commit(self) -> Result<T, Failure> {
+        if let Some(p) = self.out {
+            p.commit()?;
+        }
+        Ok(self.value)
+    }
+}
+
+/// Opens IN, runs `f` writing into a temporary file beside OUT (or into
+/// standard output) and returns once OUT is complete; on any error the
+/// temporary file is removed and OUT is untouched (also on a signal).
+/// Call [`Files::check`] first.
 pub(crate) fn with_io<T>(
-    input: &Path,
-    output: &Path,
-    force: bool,
+    files: &Files<'_>,
     f: impl FnOnce(&mut CaptureReader, &mut CaptureWriter<Sink>, &mut dyn FnMut()) -> anyhow::Result<T>,
-) -> Result<T, Failure> {
-    if same_file(input, output) {
-        return Err(usage(format!(
-            "OUT '{}' is the input file; write to another file",
-            output.display()
-        )));
+) -> Result<Written<T>, Failure> {
+    let (input, output) = (files.input, files.output);
+    let mut reader = if is_stdio(input) {
+        CaptureReader::from_reader("standard input", Box::new(io::stdin()))
+    } else {
+        CaptureReader::open(input)
     }
-    let exists = std::fs::symlink_metadata(output).is_ok();
-    if exists && !force {
-        return Err(Failure::Runtime(anyhow::anyhow!(
-            "{}: already exists (use --force to overwrite it)",
-            output.display()
-        )));
-    }
-    let mut reader = CaptureReader::open(input).map_err(anyhow::Error::from)?;
-    let dir = match output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+    .map_err(anyhow::Error::from)?;
+    let (pending, dest) = if is_stdio(output) {
+        (None, Dest::Stdout(io::stdout()))
+    } else {
+        let p = Pending::create(output, files.force)?;
+        let file = p.handle()?;
+        (Some(p), Dest::File(file))
     };
-    let tmp = tempfile::Builder::new()
-        .prefix(".wisec-")
-        .suffix(".part")
-        .tempfile_in(&dir)
-        .map_err(|e| anyhow::anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
-    let file = tmp
-        .as_file()
-        .try_clone()
-        .map_err(|e| anyhow::anyhow!("{}: {e}", tmp.path().display()))?;
-    let buffered = BufWriter::with_capacity(1 << 16, file);
+    let buffered = BufWriter::with_capacity(1 << 16, dest);
     let gz = output
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
@@ -104,24 +173,40 @@ pub(crate) fn with_io<T>(
     } else {
         Sink::Plain(buffered)
     };
-    let format: Format = reader.format();
+    let format = format_for(output, reader.format());
     let mut writer = CaptureWriter::new(sink, format);
-    let mut meter = Meter::new(reader.progress(), input);
+    let name = if is_stdio(input) {
+        "standard input".to_string()
+    } else {
+        input.display().to_string()
+    };
+    let mut meter = Meter::new(reader.progress(), &name);
     let result = f(&mut reader, &mut writer, &mut || meter.tick());
     meter.clear();
     let value = result?;
-    let write_err = |e: io::Error| anyhow::anyhow!("{}: cannot write: {e}", output.display());
-    let sink = writer.into_inner().map_err(write_err)?;
-    let file = sink.finish().map_err(write_err)?;
-    file.sync_all().map_err(write_err)?;
-    drop(file);
-    let persisted = if force {
-        tmp.persist(output).map(|_| ())
+    let out_name = if is_stdio(output) {
+        "standard output".to_string()
     } else {
-        tmp.persist_noclobber(output).map(|_| ())
+        output.display().to_string()
     };
-    persisted.map_err(|e| anyhow::anyhow!("{}: cannot create: {}", output.display(), e.error))?;
-    Ok(value)
+    let write_err =
+        |e: io::Error| anyhow::Error::new(e).context(format!("{out_name}: cannot write"));
+    let sink = writer.into_inner().map_err(write_err)?;
+    sink.finish().map_err(write_err)?;
+    Ok(Written {
+        value,
+        out: pending,
+    })
+}
+
+/// Writes a private file (mode 0600) through a temporary file, to be
+/// committed after OUT.
+pub(crate) fn private_file(path: &Path, force: bool, data: &[u8]) -> anyhow::Result<Pending> {
+    let p = Pending::create(path, force)?;
+    p.handle()?
+        .write_all(data)
+        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    Ok(p)
 }
 
 /// A progress line on stderr for large inputs when stderr is a terminal.
@@ -137,7 +222,7 @@ struct Meter {
 const PROGRESS_MIN: u64 = 4 << 20;
 
 impl Meter {
-    fn new(progress: Progress, input: &Path) -> Meter {
+    fn new(progress: Progress, name: &str) -> Meter {
         let enabled =
             io::stderr().is_terminal() && progress.total().is_some_and(|t| t > PROGRESS_MIN);
         Meter {
@@ -146,7 +231,7 @@ impl Meter {
             calls: 0,
             last: Instant::now(),
             shown: false,
-            name: input.display().to_string(),
+            name: name.to_string(),
         }
     }
 
