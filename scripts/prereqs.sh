@@ -27,6 +27,11 @@ install_prereqs() {
     # The lab's PNG plots load DejaVu Sans at run time (plotters is built
     # without fontconfig); without it they are drawn without text.
     [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_pkgs+=(fonts-dejavu-core)
+    # The live lab: namespaces, veth and bridges (iproute2), and the real
+    # programs it runs across the medium (iperf3, ping).
+    command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
+    command -v iperf3 >/dev/null 2>&1 || missing_pkgs+=(iperf3)
+    command -v ping >/dev/null 2>&1 || missing_pkgs+=(iputils-ping)
     if [ "${#missing_pkgs[@]}" -gt 0 ]; then
         echo "==> installing ${missing_pkgs[*]}"
         as_root apt-get update

@@ -15,11 +15,14 @@ pub mod bss;
 pub mod cost;
 pub mod experiment;
 pub mod frames;
+#[cfg(target_os = "linux")]
+pub mod live;
 pub mod net;
 pub mod node;
 pub mod output;
 pub mod pcap;
 pub mod phy;
+pub mod port;
 pub mod progress;
 pub mod report;
 pub mod rng;

@@ -38,9 +38,9 @@
 //!
 //! [`Simulator::next_event_time`], [`Simulator::step`] and
 //! [`Simulator::run_until`] let a driver advance virtual time in step with
-//! a wall clock, and [`Simulator::wake`] with node access
-//! ([`Simulator::node_mut`]) lets it inject frames that arrive from TAP
-//! devices between events.
+//! a wall clock; [`Simulator::schedule_input`] lets it hand a node the
+//! frames that arrived from TAP devices, at the virtual time they arrived
+//! (the live lab, [`crate::live`]).
 
 use crate::frames::{self, FrameInfo};
 use crate::node::{
@@ -468,6 +468,9 @@ enum Event {
         to: usize,
         packet: Vec<u8>,
     },
+    Input {
+        node: usize,
+    },
 }
 
 struct Entry {
@@ -739,6 +742,17 @@ impl Simulator {
         }
     }
 
+    /// Calls [`Node::on_input`] of `node` at `at` (or now, if `at` is
+    /// past): a real-time driver that has put a frame from a TAP device
+    /// into the node's input queue, stamped with the virtual time it
+    /// arrived, asks the node to take it at that time. Nothing happens if
+    /// the node does not exist.
+    pub fn schedule_input(&mut self, node: NodeId, at: Time) {
+        if node.0 < self.nodes.len() {
+            self.schedule(at, Event::Input { node: node.0 });
+        }
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&mut self) -> Option<Time> {
         self.ensure_started();
@@ -863,6 +877,9 @@ impl Simulator {
             Event::Wired { link, to, packet } => {
                 let (node, port) = self.links[link].ends[to];
                 self.call_node(node.0, |n, now, ctx| n.on_wired(now, port, &packet, ctx));
+            }
+            Event::Input { node } => {
+                self.call_node(node, |n, now, ctx| n.on_input(now, ctx));
             }
         }
     }
