@@ -98,6 +98,9 @@ enum Command {
         #[command(subcommand)]
         what: crate::bench::BenchCommand,
     },
+    /// Seed 000's bare machine: wisec's CCM in an image with no operating
+    /// system under QEMU, and the CCM-UDP exchange with it
+    Bare(crate::bare::BareArgs),
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -306,6 +309,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
             crate::attack::cli::Error::Runtime(e) => Failure::Runtime(e),
         }),
         Command::Bench { what } => crate::bench::run(what),
+        Command::Bare(a) => crate::bare::run(a),
     }
 }
 

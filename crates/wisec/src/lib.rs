@@ -8,6 +8,7 @@
 
 pub mod analyze;
 pub mod attack;
+pub mod bare;
 mod batched;
 pub mod bench;
 pub mod bench_decrypt;
