@@ -84,6 +84,11 @@ pub struct Boot {
     pub host_ms: f64,
     /// The guest's own time from machine reset to ready (TSC), ms.
     pub guest_ms: f64,
+    /// Wall-clock time from starting QEMU to the guest's first answer, ms.
+    /// QEMU's e1000 model holds received frames for one second after the
+    /// driver enables its receiver (RCTL), so this is about a second more
+    /// than `host_ms`.
+    pub answering_ms: f64,
 }
 
 /// A running guest.
@@ -322,6 +327,8 @@ impl Guest {
                         if guest.boot.tsc_hz > 0 {
                             guest.boot.guest_ms = ticks as f64 / guest.boot.tsc_hz as f64 * 1e3;
                         }
+                        guest.probe(deadline)?;
+                        guest.boot.answering_ms = t0.elapsed().as_secs_f64() * 1e3;
                         return Ok(guest);
                     } else if l.starts_with("fatal: ") {
                         return Err(BareError::Guest(format!(
@@ -359,6 +366,41 @@ impl Guest {
                 )));
             }
         }
+    }
+
+    /// Sends plain REPORT_REQUESTs every 25 ms until one is answered: the
+    /// guest is ready for a peer only once its NIC takes frames.
+    fn probe(&mut self, deadline: Instant) -> Result<(), BareError> {
+        let sock = UdpSocket::bind("127.0.0.1:0")
+            .map_err(|e| BareError::Io("binding a UDP socket".into(), e))?;
+        sock.set_read_timeout(Some(Duration::from_millis(25)))
+            .map_err(|e| BareError::Io("setting a socket timeout".into(), e))?;
+        let probe = wisec_bare::wire::Header {
+            kind: wisec_bare::wire::Kind::ReportRequest,
+            protected: false,
+            sender: wisec_bare::wire::Sender::Initiator,
+            session: 0,
+            pn: 0,
+        }
+        .to_bytes();
+        let mut buf = [0u8; 2048];
+        while Instant::now() < deadline {
+            sock.send_to(&probe, self.addr)
+                .map_err(|e| BareError::Io(format!("sending to {}", self.addr), e))?;
+            if let Ok((_, from)) = sock.recv_from(&mut buf) {
+                if from == self.addr {
+                    return Ok(());
+                }
+            }
+            if !self.running() {
+                break;
+            }
+        }
+        Err(BareError::Guest(format!(
+            "the guest said it was ready but did not answer on {}; console:\n{}",
+            self.addr,
+            self.console().join("\n")
+        )))
     }
 
     /// Every console line so far.
