@@ -92,6 +92,16 @@ pub struct ServerRun {
     pub d5_ms: Option<f64>,
 }
 
+/// One received phase: DATA counted and wrong, the first arrival (CT0 or
+/// CT2), the m-th processed (CT1 or CT3), the last arrival (WT3).
+struct Phase {
+    count: u32,
+    wrong: u32,
+    first: Option<Instant>,
+    done: Option<Instant>,
+    last: Option<Instant>,
+}
+
 fn ms(a: Option<Instant>, b: Option<Instant>) -> Option<f64> {
     Some(b?.checked_duration_since(a?)?.as_secs_f64() * 1e3)
 }
@@ -271,15 +281,14 @@ impl Peer {
         b
     }
 
-    /// Receives the `m` DATA of one phase: (count, wrong, first arrival,
-    /// m-th processed, last arrival).
+    /// Receives the `m` DATA of one phase.
     fn receive_phase(
         &mut self,
         m: u32,
         n: usize,
         protected: bool,
         deadline: Instant,
-    ) -> Result<(u32, u32, Option<Instant>, Option<Instant>, Option<Instant>), BareError> {
+    ) -> Result<Phase, BareError> {
         let (mut count, mut wrong) = (0u32, 0u32);
         let (mut first, mut done, mut last) = (None, None, None);
         while count < m {
@@ -303,7 +312,13 @@ impl Peer {
                 done = Some(Instant::now());
             }
         }
-        Ok((count, wrong, first, done, last))
+        Ok(Phase {
+            count,
+            wrong,
+            first,
+            done,
+            last,
+        })
     }
 
     /// Figure 12 as the client: a plain STREAM request, m plain DATA, a
@@ -313,20 +328,20 @@ impl Peer {
         let mut r = ClientRun::default();
         let body = Self::body(m, n, &[m]);
         let t = self.send(Kind::Stream, false, &body)?;
-        let (c, w, ct0, ct1, _) = self.receive_phase(m, n, false, t + timeout)?;
-        r.received[0] = c;
-        r.wrong += w;
-        r.d0_ms = ms(ct0, ct1);
+        let p = self.receive_phase(m, n, false, t + timeout)?;
+        r.received[0] = p.count;
+        r.wrong += p.wrong;
+        r.d0_ms = ms(p.first, p.done);
         if !self.ch.keyed() {
             return Ok(r);
         }
         let wt2 = self.send(Kind::Stream, true, &body)?;
-        let (c, w, ct2, ct3, wt3) = self.receive_phase(m, n, true, wt2 + timeout)?;
-        r.received[1] = c;
-        r.wrong += w;
-        r.d1_ms = ms(ct2, ct3);
-        if c == m {
-            r.d5_ms = ms(Some(wt2), wt3);
+        let p = self.receive_phase(m, n, true, wt2 + timeout)?;
+        r.received[1] = p.count;
+        r.wrong += p.wrong;
+        r.d1_ms = ms(p.first, p.done);
+        if p.count == m {
+            r.d5_ms = ms(Some(wt2), p.last);
         }
         Ok(r)
     }

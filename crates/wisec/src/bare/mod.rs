@@ -360,9 +360,7 @@ fn run_measure(a: RunArgs) -> Result<(), Failure> {
             "--messages: 1 to 100000; --echoes: 1 to 1000000".into(),
         ));
     }
-    if !(a.line_mbps >= 0.0 && a.line_mbps <= 100_000.0)
-        || !(a.timeout > 0.0 && a.timeout <= 3600.0)
-    {
+    if !((0.0..=100_000.0).contains(&a.line_mbps) && a.timeout > 0.0 && a.timeout <= 3600.0) {
         return Err(Failure::Usage(
             "--line-mbps: 0 to 100000; --timeout: up to 3600 s".into(),
         ));
