@@ -166,6 +166,18 @@ wisec_vec_\n:
     WISEC_VEC 29, 1
     WISEC_VEC 30, 1
     WISEC_VEC 31, 0
+    // The PIC's sixteen vectors (0x20-0x2f): end of interrupt to both
+    // controllers, and back with IF clear in the saved RFLAGS, so the code
+    // after the idle loop's HLT runs with interrupts off again (the NIC's
+    // level-triggered line stays asserted until the driver reads ICR).
+wisec_irq:
+    pushq %rax
+    movb $0x20, %al
+    outb %al, $0xa0
+    outb %al, $0x20
+    andq $~0x200, 24(%rsp)
+    popq %rax
+    iretq
 wisec_fault_common:
     movq (%rsp), %rdi
     movq 8(%rsp), %rsi
@@ -234,6 +246,9 @@ wisec_bare_vectors:
     .irp n, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
     .quad wisec_vec_\n
     .endr
+    .rept 16
+    .quad wisec_irq
+    .endr
 
     .section .data.wisec_gdt, "aw"
     .balign 16
@@ -262,22 +277,23 @@ wisec_stack_top:
 );
 
 extern "C" {
-    static wisec_bare_vectors: [u64; 32];
+    static wisec_bare_vectors: [u64; 48];
 }
 
-static mut IDT: [Gate; 32] = [Gate::ZERO; 32];
+static mut IDT: [Gate; 48] = [Gate::ZERO; 48];
 
 /// Installs gates for the 32 exception vectors, so that a fault is
-/// reported on the console instead of resetting the machine.
+/// reported on the console instead of resetting the machine, and for the
+/// PIC's 16 interrupt vectors (the idle loop's wake-up).
 pub fn install_idt() {
-    // SAFETY: `wisec_bare_vectors` is the table of 32 stub addresses the
+    // SAFETY: `wisec_bare_vectors` is the table of 48 stub addresses the
     // assembly above defines, read-only. `IDT` is written here once, at
     // boot, before it is loaded and before anything else could read it;
     // it is never written again, so the shared reference handed to LIDT
     // stays valid and unaliased by writes for the rest of the program.
     let table = &raw mut IDT;
-    let idt: &'static [Gate; 32] = unsafe {
-        let vectors: &[u64; 32] = &wisec_bare_vectors;
+    let idt: &'static [Gate; 48] = unsafe {
+        let vectors: &[u64; 48] = &wisec_bare_vectors;
         for (i, v) in vectors.iter().enumerate() {
             (*table)[i] = Gate::new(*v);
         }

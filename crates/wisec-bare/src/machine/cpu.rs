@@ -111,6 +111,20 @@ pub fn halt() -> ! {
     }
 }
 
+/// Sleeps until an interrupt: enables interrupts for exactly one HLT
+/// (STI's one-instruction shadow makes the pair race-free: an interrupt
+/// pending at STI wakes the HLT) and returns with them disabled again (the
+/// interrupt stub clears IF in the frame it returns through).
+pub(super) fn halt_until_interrupt() {
+    // SAFETY: the stack pointer is moved 128 octets down first, so the
+    // interrupt frame the CPU pushes cannot overwrite the System V red
+    // zone of the code around this block, and moved back after. The IDT
+    // holds gates for the PIC's vectors (installed at boot) whose stub
+    // sends EOI, clears IF in the saved RFLAGS and returns; no register
+    // or memory of this program is changed by it.
+    unsafe { asm!("sub rsp, 128", "sti", "hlt", "cli", "add rsp, 128",) };
+}
+
 /// Asks QEMU to exit with status `(code << 1) | 1` through its
 /// isa-debug-exit device at port 0xf4 (`-device
 /// isa-debug-exit,iobase=0xf4,iosize=4`), then halts (on a machine without
@@ -161,17 +175,17 @@ impl Gate {
 
 #[cfg_attr(not(wisec_bare_image), allow(dead_code))]
 /// Loads the IDT `idt`, which lives for the rest of the program.
-pub(super) fn load_idt(idt: &'static [Gate; 32]) {
+pub(super) fn load_idt(idt: &'static [Gate; 48]) {
     #[repr(C, packed)]
     struct Pointer {
         limit: u16,
         base: u64,
     }
     let p = Pointer {
-        limit: (core::mem::size_of::<[Gate; 32]>() - 1) as u16,
+        limit: (core::mem::size_of::<[Gate; 48]>() - 1) as u16,
         base: idt.as_ptr() as u64,
     };
-    // SAFETY: `p` describes a valid, 'static table of 32 present gates to
+    // SAFETY: `p` describes a valid, 'static table of 48 present gates to
     // handlers in this program's code segment; LIDT reads the 10-octet
     // pointer only.
     unsafe { asm!("lidt [{}]", in(reg) &p, options(readonly, nostack, preserves_flags)) };

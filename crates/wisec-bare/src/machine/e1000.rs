@@ -27,6 +27,7 @@ const CTRL: usize = 0x0000;
 const STATUS: usize = 0x0008;
 const EERD: usize = 0x0014;
 const ICR: usize = 0x00c0;
+const IMS: usize = 0x00d0;
 const IMC: usize = 0x00d8;
 const RCTL: usize = 0x0100;
 const TCTL: usize = 0x0400;
@@ -36,6 +37,7 @@ const RDBAH: usize = 0x2804;
 const RDLEN: usize = 0x2808;
 const RDH: usize = 0x2810;
 const RDT: usize = 0x2818;
+const RDTR: usize = 0x2820;
 const TDBAL: usize = 0x3800;
 const TDBAH: usize = 0x3804;
 const TDLEN: usize = 0x3808;
@@ -154,6 +156,9 @@ pub struct Info {
     pub mac: Mac,
     /// Link up when initialised.
     pub link_up: bool,
+    /// The legacy interrupt line the firmware routed the controller to
+    /// (PCI configuration offset 0x3c), if any.
+    pub irq: Option<u8>,
 }
 
 /// The receive half.
@@ -287,12 +292,15 @@ pub fn init(tsc_hz: u64) -> Result<(Info, Rx, Tx), &'static str> {
     regs.write(TCTL, TCTL_EN | TCTL_PSP | (0x10 << 4) | (0x40 << 12));
     regs.write(TIPG, 10 | (8 << 10) | (6 << 20));
     let link_up = spin_until(|| regs.read(STATUS) & STATUS_LU != 0, tsc_hz / 20);
+    let line = (f.read(0x3c) & 0xff) as u8;
+    let irq = (1..16).contains(&line).then_some(line);
     Ok((
         Info {
             device,
             bar0: base,
             mac,
             link_up,
+            irq,
         },
         Rx {
             regs,
@@ -380,6 +388,28 @@ impl Rx {
         self.regs.write(RDT, i as u32);
         self.next = (i + 1) % RX_RING;
         out
+    }
+
+    /// True when no received frame waits in the ring.
+    pub fn peek_empty(&self) -> bool {
+        // SAFETY: as in `poll`: a volatile read of a descriptor of the
+        // static DMA area this driver owns.
+        let status = unsafe { read_volatile(&raw const (*self.dma).rx[self.next].status) };
+        status & DESC_DD == 0
+    }
+
+    /// Lets a received frame raise the controller's interrupt (receive
+    /// timer with no delay, RXT0; 13.4.20), so an idle machine can halt
+    /// until a frame comes. The frames are still taken by polling.
+    pub fn enable_interrupt(&self) {
+        self.regs.write(RDTR, 0);
+        self.regs.write(IMS, 1 << 7);
+    }
+
+    /// Reads (and so clears) the interrupt causes, which lowers the
+    /// interrupt line.
+    pub fn clear_interrupt(&self) -> u32 {
+        self.regs.read(ICR)
     }
 
     /// Frames the controller missed for want of a free descriptor (MPC,

@@ -7,6 +7,7 @@
 //! - [`fwcfg`]: the configuration file QEMU hands over (fw_cfg);
 //! - [`pci`]: configuration space;
 //! - [`e1000`]: the polled 82540EM driver and its DMA rings;
+//! - [`pic`]: the 8259A interrupt controllers, for the idle loop's wake-up;
 //! - `boot` (image builds only): the Multiboot entry, long mode, the
 //!   exception stubs, the memory routines, the panic handler.
 //!
@@ -20,6 +21,7 @@ pub mod cpu;
 pub mod e1000;
 pub mod fwcfg;
 pub mod pci;
+pub mod pic;
 pub mod pit;
 pub mod serial;
 
@@ -163,9 +165,10 @@ pub fn run(magic: u32, _info: u32) -> ! {
     let m = info.mac;
     let _ = writeln!(
         con,
-        "e1000: device {:04x}, registers at {:#x}, mac {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, link {}",
+        "e1000: device {:04x}, registers at {:#x}, irq {}, mac {:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}, link {}",
         info.device,
         info.bar0,
+        info.irq.unwrap_or(0),
         m[0],
         m[1],
         m[2],
@@ -265,9 +268,15 @@ pub fn run(magic: u32, _info: u32) -> ! {
         &mut responder,
         hz,
         feat.aes_ni,
+        info.irq,
     )
 }
 
+/// How long the loop keeps polling an empty ring before it halts until
+/// the NIC's interrupt: 20 us.
+const SPIN_US: u64 = 20;
+
+#[allow(clippy::too_many_arguments)]
 fn serve(
     rx: &mut Rx,
     tx: &mut Tx,
@@ -276,10 +285,24 @@ fn serve(
     responder: &mut Responder<Peer>,
     hz: u64,
     aes_ni: bool,
+    irq: Option<u8>,
 ) -> ! {
     let mut stats = NetStats::default();
     let mut ident = 0u16;
     let mut idle = 0u32;
+    // Frames are taken by polling; when the ring stays empty the machine
+    // halts until the NIC's receive interrupt or the PIT's 1 ms tick,
+    // whichever comes first, instead of spinning (under an emulator a
+    // spinning CPU takes a host core from the network). Without an
+    // interrupt line it polls all the time.
+    let halt = cfg!(wisec_bare_image) && irq.is_some();
+    if let (true, Some(line)) = (halt, irq) {
+        pic::init(line);
+        pit::start_tick(1000);
+        rx.enable_interrupt();
+    }
+    let spin = hz / 1_000_000 * SPIN_US;
+    let mut empty_since = cpu::rdtsc();
     loop {
         let bad_rx = rx.bad;
         let polled = rx.poll(|frame| {
@@ -322,12 +345,25 @@ fn serve(
                 Input::Ignored(_) => stats.ignored += 1,
             }
         });
-        if polled == Polled::Empty {
-            idle = idle.wrapping_add(1);
-            // Now and then, fold the controller's missed-frame count in.
-            if idle.is_multiple_of(65_536) {
-                stats.missed += u64::from(rx.missed());
+        if polled != Polled::Empty {
+            empty_since = cpu::rdtsc();
+            continue;
+        }
+        idle = idle.wrapping_add(1);
+        // Now and then, fold the controller's missed-frame count in.
+        if idle.is_multiple_of(65_536) {
+            stats.missed += u64::from(rx.missed());
+        }
+        if halt && cpu::rdtsc().wrapping_sub(empty_since) > spin {
+            // Clear the causes (lowering the line), then look once more: a
+            // frame that came before the clear is in the ring; one after it
+            // raises the line again and wakes the HLT.
+            rx.clear_interrupt();
+            if rx.peek_empty() {
+                cpu::halt_until_interrupt();
             }
+            empty_since = cpu::rdtsc();
+        } else {
             core::hint::spin_loop();
         }
     }
