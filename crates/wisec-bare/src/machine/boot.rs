@@ -1,6 +1,6 @@
 //! What only the freestanding image has (compiled with `--cfg
 //! wisec_bare_image`): the Multiboot header and the 32-bit entry that
-//! switches to long mode, the exception stubs, the memory routines the
+//! switches to long mode, the exception and interrupt stubs, the memory routines the
 //! compiler calls (`memcpy`, `memmove`, `memset`, `memcmp`, `bcmp`), the
 //! Rust entry point and the panic handler.
 //!
@@ -12,10 +12,11 @@
 //! data segment; jump to 64-bit code; enable SSE (CR0.EM off, CR0.MP,
 //! CR4.OSFXSR, CR4.OSXMMEXCPT; 13.1.3), and XSAVE with the AVX state when
 //! CPUID offers them; call `wisec_bare_main(magic, info)` on a 256 KiB
-//! stack. Interrupts stay disabled for good: the machine polls, so the
-//! 128-octet red zone of the System V ABI (which the host target's code
-//! uses) is never overwritten by an interrupt frame; a CPU exception ends
-//! the program anyway.
+//! stack. Interrupts are enabled only inside the idle loop's `STI; HLT`,
+//! with the stack pointer moved past the 128-octet red zone of the System
+//! V ABI (which the host target's code uses), so an interrupt frame never
+//! overwrites live data; the interrupt stub returns with IF clear. A CPU
+//! exception ends the program.
 
 use super::cpu::{self, Gate};
 use super::serial::Serial;

@@ -255,7 +255,7 @@ pub fn run(a: BareArgs) -> Result<(), Failure> {
             Ok(())
         }
         BareCommand::Boot(b) => boot(b),
-        BareCommand::Run(r) => run_measure(r),
+        BareCommand::Run(r) => run_measure(r, interrupt_flag()),
         BareCommand::Serve(s) => serve(s),
     }
 }
@@ -344,7 +344,64 @@ fn markdown(report: &Report) -> String {
     s
 }
 
-fn run_measure(a: RunArgs) -> Result<(), Failure> {
+/// `wisec lab run ccm-udp --bare qemu`: the real exchange after the
+/// simulated one, with the experiment's sizes and datagram count (`--set
+/// sizes=...`, `--set packets=...`, `--quick`), its report in `out/bare/`.
+pub fn run_for_lab(
+    quick: bool,
+    set: &[String],
+    out: Option<&Path>,
+    quiet: bool,
+    stop: Arc<AtomicBool>,
+) -> Result<(), Failure> {
+    let (mut sizes, mut messages) = if quick {
+        (vec![50, 500, 1000], 100)
+    } else {
+        (vec![50, 250, 500, 750, 1000], 1000)
+    };
+    for kv in set {
+        let Some((k, v)) = kv.split_once('=') else {
+            continue;
+        };
+        let v = v.trim().trim_matches(|c| c == '[' || c == ']');
+        match k.trim().trim_start_matches("params.") {
+            "sizes" => {
+                sizes = v
+                    .split(',')
+                    .map(|x| x.trim().parse::<usize>())
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| Failure::Usage(format!("--set {kv}: sizes are numbers")))?
+            }
+            "packets" => {
+                messages = v
+                    .parse()
+                    .map_err(|_| Failure::Usage(format!("--set {kv}: a number")))?
+            }
+            _ => {}
+        }
+    }
+    let a = RunArgs {
+        image: ImageArgs {
+            image: None,
+            source: None,
+            cpu: "max".into(),
+        },
+        sizes,
+        messages,
+        echoes: messages,
+        line_mbps: 100.0,
+        no_netns: false,
+        no_guest: false,
+        timeout: 20.0,
+        out: out.map(|d| d.join("bare")),
+        force: true,
+        json: false,
+        quiet,
+    };
+    run_measure(a, stop)
+}
+
+fn run_measure(a: RunArgs, stop: Arc<AtomicBool>) -> Result<(), Failure> {
     if a.sizes.is_empty()
         || a.sizes
             .iter()
@@ -378,7 +435,6 @@ fn run_measure(a: RunArgs) -> Result<(), Failure> {
             )));
         }
     }
-    let stop = interrupt_flag();
     let cfg = RunConfig {
         sizes: a.sizes.clone(),
         m: a.messages,
