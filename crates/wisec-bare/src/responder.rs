@@ -87,6 +87,9 @@ pub struct SinkSide<A> {
     pub received: [u32; 2],
     /// DATA messages whose index, count, length or content was wrong.
     pub wrong: u32,
+    /// Whether each phase ended (the m-th DATA, or the one with index
+    /// m - 1, arrived).
+    pub done: [bool; 2],
 }
 
 /// Counters of everything handed to [`Responder::handle`].
@@ -296,6 +299,7 @@ impl<A: Copy> Responder<A> {
                     ct: [None; 4],
                     received: [0; 2],
                     wrong: 0,
+                    done: [false; 2],
                 });
                 // Figure 12: the client's first request is plain.
                 self.request(link, false);
@@ -388,10 +392,13 @@ impl<A: Copy> Responder<A> {
             s.wrong += 1;
         }
         s.received[p] += 1;
-        if s.received[p] == s.m {
+        // A phase ends with its m-th datagram, or with the last one (index
+        // m - 1) when some were lost on the way.
+        if !s.done[p] && (s.received[p] == s.m || index == s.m - 1) {
+            s.done[p] = true;
             s.ct[2 * p + 1] = Some(link.now());
             if p == 0 && self.ch.keyed() {
-                // The m-th plain datagram processed: the protected request.
+                // The plain phase processed: the protected request.
                 self.request(link, true);
             }
         }

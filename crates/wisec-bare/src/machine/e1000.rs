@@ -16,7 +16,7 @@ use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::{fence, AtomicBool, Ordering};
 
 /// Receive descriptors (and 2 KiB buffers).
-pub const RX_RING: usize = 512;
+pub const RX_RING: usize = 2048;
 /// Transmit descriptors (and 2 KiB buffers).
 pub const TX_RING: usize = 64;
 /// Buffer size; RCTL.BSIZE = 2048.

@@ -144,8 +144,8 @@ pub fn run(magic: u32, _info: u32) -> ! {
     let hz = cal.hz;
     let _ = write!(
         con,
-        "tsc: {hz} Hz, measured against the PIT (5 windows of 10 ms: {} to {} Hz)",
-        cal.range.0, cal.range.1
+        "tsc: {hz} Hz, measured against the PIT ({} of {} windows of 10 ms clean: {} to {} Hz)",
+        cal.windows.1, cal.windows.0, cal.range.0, cal.range.1
     );
     match feat.tsc_leaf_hz {
         Some(h) => {

@@ -13,19 +13,22 @@ use super::cpu::{inb, outb, rdtsc};
 pub const PIT_HZ: u64 = 1_193_182;
 /// PIT counts per window (10 ms).
 const COUNT: u16 = 11_932;
-/// Windows measured.
-const WINDOWS: usize = 5;
 
-/// The measured TSC rate and the spread of the windows.
+/// The measured TSC rate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Calibration {
-    /// Median TSC ticks per second.
+    /// Median TSC ticks per second over the clean windows.
     pub hz: u64,
-    /// Lowest and highest window's rate.
+    /// Lowest and highest clean window's rate.
     pub range: (u64, u64),
+    /// Windows measured, and how many of them were clean.
+    pub windows: (usize, usize),
 }
 
-fn window() -> u64 {
+/// One window: its length in TSC ticks and how uncertain its two ends
+/// are (the TSC read before and after the gate opened, and before and
+/// after the read that first saw the output high).
+fn window() -> (u64, u64) {
     let gate = inb(0x61);
     // Gate low, speaker off, while the counter is loaded.
     outb(0x61, gate & !0x03);
@@ -34,24 +37,51 @@ fn window() -> u64 {
     outb(0x42, COUNT as u8);
     outb(0x42, (COUNT >> 8) as u8);
     // Open the gate: counting starts.
+    let a = rdtsc();
     outb(0x61, (gate & !0x02) | 0x01);
-    let t0 = rdtsc();
-    while inb(0x61) & 0x20 == 0 {}
-    let t1 = rdtsc();
+    let b = rdtsc();
+    let mut low = b;
+    let high = loop {
+        let out = inb(0x61) & 0x20 != 0;
+        let t = rdtsc();
+        if out {
+            break t;
+        }
+        low = t;
+    };
     outb(0x61, gate & !0x03);
-    t1.wrapping_sub(t0)
+    let length = (high / 2 + low / 2).wrapping_sub(a / 2 + b / 2);
+    let uncertainty = b.wrapping_sub(a) + high.wrapping_sub(low);
+    (length, uncertainty)
 }
 
-/// Measures the TSC rate.
+/// Measures the TSC rate. A window counts only when both of its ends are
+/// known to 1/4000 of it: under an emulator on a busy host the CPU may be
+/// descheduled between a port access and the TSC read, which would
+/// stretch or shrink that window. The median of up to five clean windows
+/// of 10 ms (of at most 40 tried) is taken; if fewer than three are
+/// clean, the three least uncertain ones.
 pub fn calibrate() -> Calibration {
-    let mut hz = [0u64; WINDOWS];
-    for h in &mut hz {
-        *h = window() * PIT_HZ / u64::from(COUNT);
+    let mut all = [(0u64, u64::MAX); 40];
+    let (mut tried, mut good) = (0, 0);
+    while tried < all.len() && good < 5 {
+        let w = window();
+        if w.1.saturating_mul(4000) < w.0 {
+            good += 1;
+        }
+        all[tried] = w;
+        tried += 1;
     }
-    hz.sort_unstable();
+    // The least uncertain windows: the clean ones, or at least three.
+    let windows = &mut all[..tried];
+    windows.sort_unstable_by_key(|w| w.1);
+    let used = &mut windows[..good.max(3).min(tried)];
+    used.sort_unstable_by_key(|w| w.0);
+    let hz_of = |len: u64| len * PIT_HZ / u64::from(COUNT);
     Calibration {
-        hz: hz[WINDOWS / 2],
-        range: (hz[0], hz[WINDOWS - 1]),
+        hz: hz_of(used[used.len() / 2].0),
+        range: (hz_of(used[0].0), hz_of(used[used.len() - 1].0)),
+        windows: (tried, good),
     }
 }
 

@@ -64,6 +64,12 @@ pub fn serve(
         failed: 0,
     };
     let mut r = Responder::new(key, 1_000_000_000, 0, PLATFORM);
+    // A large receive buffer, as the initiator's: a busy host must not
+    // drop a stream while this thread waits for a core.
+    let _ = nix::sys::socket::setsockopt(sock, nix::sys::socket::sockopt::RcvBufForce, &(8 << 20))
+        .or_else(|_| {
+            nix::sys::socket::setsockopt(sock, nix::sys::socket::sockopt::RcvBuf, &(8 << 20))
+        });
     sock.set_read_timeout(Some(Duration::from_millis(50)))
         .map_err(|e| BareError::Io("setting a socket timeout".into(), e))?;
     let mut buf = vec![0u8; 65536];

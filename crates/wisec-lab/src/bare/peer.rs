@@ -308,8 +308,10 @@ impl Peer {
                 wrong += 1;
             }
             count += 1;
-            if count == m {
+            // The m-th datagram, or the last one when some were lost.
+            if count == m || index == m - 1 {
                 done = Some(Instant::now());
+                break;
             }
         }
         Ok(Phase {
@@ -340,7 +342,7 @@ impl Peer {
         r.received[1] = p.count;
         r.wrong += p.wrong;
         r.d1_ms = ms(p.first, p.done);
-        if p.count == m {
+        if p.done.is_some() {
             r.d5_ms = ms(Some(wt2), p.last);
         }
         Ok(r)

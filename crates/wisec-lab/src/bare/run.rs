@@ -279,6 +279,17 @@ pub fn run_netns(
     Ok(out)
 }
 
+/// Datagrams received of m, plain and protected: `1000+1000` or
+/// `998+0 of 1000`.
+fn rx(plain: u64, protected: u64, m: u32) -> Value {
+    let m = u64::from(m);
+    if plain == m && protected == m {
+        format!("{plain}+{protected}").into()
+    } else {
+        format!("{plain}+{protected} of {m}").into()
+    }
+}
+
 fn opt(v: Option<f64>) -> Value {
     v.map_or(Value::Null, Value::from)
 }
@@ -311,6 +322,7 @@ pub fn report(
         ("Linux D0", Some("ms")),
         ("Linux D1", Some("ms")),
         ("D5", Some("ms")),
+        ("Linux rx", None),
         ("model D2", Some("ms")),
         ("model D3", Some("ms")),
         ("model D5", Some("ms")),
@@ -331,6 +343,11 @@ pub fn report(
             opt(r.linux_client.d0_ms),
             opt(r.linux_client.d1_ms),
             opt(r.linux_client.d5_ms),
+            rx(
+                r.linux_client.received[0].into(),
+                r.linux_client.received[1].into(),
+                r.m,
+            ),
             opt(md[2]),
             opt(md[3]),
             opt(md[5]),
@@ -353,6 +370,7 @@ pub fn report(
         ("n", Some("octets")),
         ("guest D0", Some("ms")),
         ("guest D1", Some("ms")),
+        ("guest rx", None),
         ("Linux D2", Some("ms")),
         ("Linux D3", Some("ms")),
         ("D5", Some("ms")),
@@ -372,6 +390,7 @@ pub fn report(
             r.n.into(),
             opt(r.client_d0_d1_ms[0]),
             opt(r.client_d0_d1_ms[1]),
+            rx(r.client_received[0], r.client_received[1], r.m),
             opt(r.linux_server.d2_ms),
             opt(r.linux_server.d3_ms),
             opt(r.linux_server.d5_ms),
@@ -400,6 +419,7 @@ pub fn report(
             ("D2", Some("ms")),
             ("D3", Some("ms")),
             ("D5", Some("ms")),
+            ("rx as client, server", None),
             ("model D2", Some("ms")),
             ("model D3", Some("ms")),
             ("seed D0", Some("ms")),
@@ -420,6 +440,16 @@ pub fn report(
                 opt(r.server_d2_d3_ms[0]),
                 opt(r.server_d2_d3_ms[1]),
                 opt(r.linux_client.d5_ms),
+                format!(
+                    "{}; {}",
+                    rx(r.client_received[0], r.client_received[1], r.m),
+                    rx(
+                        r.linux_client.received[0].into(),
+                        r.linux_client.received[1].into(),
+                        r.m
+                    )
+                )
+                .into(),
                 opt(md[2]),
                 opt(md[3]),
                 opt(seed[0]),
