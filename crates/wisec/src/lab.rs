@@ -9,8 +9,8 @@ use crate::cli::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use wisec_lab::cost::Calibration;
 use wisec_lab::experiment;
 use wisec_lab::output::{self, RunSettings, Status};
@@ -266,23 +266,9 @@ fn calibration(spec: &str) -> Result<Calibration, Failure> {
 
 /// The flag the first Ctrl-C sets; a second one ends the process.
 fn interrupt_flag() -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = Arc::clone(&flag);
-        let _ = ctrlc::set_handler(move || {
-            if f.swap(true, Ordering::SeqCst) {
-                eprintln!("\nwisec: interrupted again; stopping now");
-                std::process::exit(130);
-            }
-            eprintln!(
-                "\nwisec: interrupted; finishing the current trial and writing the report \
-(Ctrl-C again to stop at once)"
-            );
-        });
-        flag
-    })
-    .clone()
+    crate::bare::interrupt_flag(
+        "interrupted; finishing the current trial and writing the report (Ctrl-C again to stop at once)",
+    )
 }
 
 fn run_scenario(a: RunArgs) -> Result<(), Failure> {

@@ -160,9 +160,11 @@ struct ServeArgs {
     key_file: Option<PathBuf>,
 }
 
-/// The flag the first Ctrl-C or SIGTERM sets; a second one kills the
-/// guests, removes the namespaces and ends the process.
-fn interrupt_flag() -> Arc<AtomicBool> {
+/// The flag the first Ctrl-C or SIGTERM sets (saying `message`); a
+/// second one kills the QEMU guests, removes the live lab's namespaces and
+/// ends the process at once. One handler per process: the first caller's
+/// message is the one shown.
+pub(crate) fn interrupt_flag(message: &'static str) -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
@@ -174,12 +176,15 @@ fn interrupt_flag() -> Arc<AtomicBool> {
                 wisec_lab::live::net::emergency_cleanup();
                 std::process::exit(130);
             }
-            eprintln!("\nwisec: interrupted; stopping the guests and removing the namespaces (Ctrl-C again to stop at once)");
+            eprintln!("\nwisec: {message}");
         });
         flag
     })
     .clone()
 }
+
+const STOPPING: &str =
+    "interrupted; stopping the guests and removing the namespaces (Ctrl-C again to stop at once)";
 
 fn runtime(e: BareError) -> Failure {
     match e {
@@ -255,13 +260,13 @@ pub fn run(a: BareArgs) -> Result<(), Failure> {
             Ok(())
         }
         BareCommand::Boot(b) => boot(b),
-        BareCommand::Run(r) => run_measure(r, interrupt_flag()),
+        BareCommand::Run(r) => run_measure(r, interrupt_flag(STOPPING)),
         BareCommand::Serve(s) => serve(s),
     }
 }
 
 fn boot(b: BootArgs) -> Result<(), Failure> {
-    let stop = interrupt_flag();
+    let stop = interrupt_flag(STOPPING);
     let key = match (&b.key_file, b.no_key) {
         (Some(p), _) => Some(read_key(p)?),
         (None, true) => None,
@@ -300,7 +305,7 @@ fn boot(b: BootArgs) -> Result<(), Failure> {
 }
 
 fn serve(s: ServeArgs) -> Result<(), Failure> {
-    let stop = interrupt_flag();
+    let stop = interrupt_flag(STOPPING);
     let key = s.key_file.as_deref().map(read_key).transpose()?;
     let sock = UdpSocket::bind(s.listen).with_context(|| format!("binding {}", s.listen))?;
     eprintln!(
