@@ -189,7 +189,10 @@ fn figure_12_both_ways_delivers_every_datagram_and_reports_d0_to_d3() {
     let _one = serial();
     let g = boot("max", Some(&KEY));
     let mut peer = Peer::connect(g.addr, Some(&KEY)).unwrap();
-    peer.line_mbps = 100.0;
+    // Paced well below the seed's 100 Mb/s: this checks delivery and the
+    // report, and a busy test machine must not starve QEMU's network
+    // thread into dropping datagrams.
+    peer.line_mbps = 20.0;
     let c = peer.stream(300, 500, T).unwrap();
     assert_eq!((c.received, c.wrong), ([300, 300], 0));
     assert!(c.d0_ms.is_some() && c.d1_ms.is_some() && c.d5_ms.is_some());
@@ -201,10 +204,10 @@ fn figure_12_both_ways_delivers_every_datagram_and_reports_d0_to_d3() {
     for d in ["d0_ticks", "d1_ticks", "d2_ticks", "d3_ticks"] {
         assert!(counter(&r, d) > 0, "{d}");
     }
-    // The Linux server paced its 300 plain frames to 100 Mb/s: each
-    // 16 + 8 + 500 octets of payload, 42 of headers and 24 of preamble,
-    // FCS and gap take 47.2 us on the line.
-    let line_ms = 300.0 * (524.0 + 42.0 + 24.0) * 8.0 / 100e6 * 1e3;
+    // The Linux server paced its 300 plain frames to 20 Mb/s: each 16 + 8
+    // + 500 octets of payload, 42 of headers and 24 of preamble, FCS and
+    // gap take 236 us on the line.
+    let line_ms = 300.0 * (524.0 + 42.0 + 24.0) * 8.0 / 20e6 * 1e3;
     let d2 = s.d2_ms.unwrap();
     assert!(d2 >= 0.95 * line_ms, "D2 {d2} ms, line {line_ms} ms");
 }

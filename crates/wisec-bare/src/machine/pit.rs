@@ -59,8 +59,8 @@ fn window() -> (u64, u64) {
 /// known to 1/4000 of it: under an emulator on a busy host the CPU may be
 /// descheduled between a port access and the TSC read, which would
 /// stretch or shrink that window. The median of up to five clean windows
-/// of 10 ms (of at most 40 tried) is taken; if fewer than three are
-/// clean, the three least uncertain ones.
+/// of 10 ms (of at most 40 tried) is taken; if none is clean, the median
+/// of the three least uncertain ones.
 pub fn calibrate() -> Calibration {
     let mut all = [(0u64, u64::MAX); 40];
     let (mut tried, mut good) = (0, 0);
@@ -72,10 +72,11 @@ pub fn calibrate() -> Calibration {
         all[tried] = w;
         tried += 1;
     }
-    // The least uncertain windows: the clean ones, or at least three.
+    // The clean windows (the least uncertain), or if none is clean the
+    // three least uncertain ones.
     let windows = &mut all[..tried];
     windows.sort_unstable_by_key(|w| w.1);
-    let used = &mut windows[..good.max(3).min(tried)];
+    let used = &mut windows[..if good > 0 { good } else { 3.min(tried) }];
     used.sort_unstable_by_key(|w| w.0);
     let hz_of = |len: u64| len * PIT_HZ / u64::from(COUNT);
     Calibration {

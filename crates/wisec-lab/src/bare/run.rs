@@ -517,6 +517,18 @@ pub fn report(
         ));
     }
     let mut parameters = vec![
+        Param::new(
+            "host",
+            format!(
+                "{} cores, load average {} when the report was written",
+                std::thread::available_parallelism().map_or(0, |n| n.get()),
+                std::fs::read_to_string("/proc/loadavg")
+                    .ok()
+                    .and_then(|l| l.split_whitespace().next().map(str::to_string))
+                    .unwrap_or_else(|| "?".into())
+            ),
+            "other work on the host competes with QEMU and the peer",
+        ),
         Param::new("m", cfg.m, "datagrams per phase"),
         Param::new(
             "sizes",
