@@ -433,15 +433,19 @@ impl Peer {
         Ok(r)
     }
 
-    /// Asks for the responder's report.
+    /// Asks for the responder's report (up to three times, each waiting a
+    /// third of `timeout`: a request or its answer may be lost on a busy
+    /// host, and asking again changes nothing but the counters).
     pub fn report(&mut self, protected: bool, timeout: Duration) -> Result<ReportMap, BareError> {
         self.next_session();
-        let t = self.send(Kind::ReportRequest, protected, &[])?;
-        while let Some((msg, p, _)) = self.recv(t + timeout)? {
-            if msg.header.kind == Kind::Report {
-                return Ok(parse_report(&String::from_utf8_lossy(msg.body(&p))));
+        for _ in 0..3 {
+            let t = self.send(Kind::ReportRequest, protected, &[])?;
+            while let Some((msg, p, _)) = self.recv(t + timeout / 3)? {
+                if msg.header.kind == Kind::Report {
+                    return Ok(parse_report(&String::from_utf8_lossy(msg.body(&p))));
+                }
+                self.stray += 1;
             }
-            self.stray += 1;
         }
         Err(BareError::Guest(format!(
             "no report from {} within {} s",
