@@ -268,9 +268,38 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         let recorder = capture.then(|| Recorder::new(CAPTURE_LIMIT));
         let mut env = TrialEnv::new(settings.calibration);
         env.observer = recorder.as_ref().map(Recorder::observer);
+        env.interrupt.clone_from(&settings.interrupt);
+        // A live trial writes its capture as it runs: into a part file
+        // renamed when the trial is done.
+        let live_capture = match out {
+            Some(dir) if capture => {
+                let d = dir.join("channels");
+                fs::create_dir_all(&d).map_err(|error| OutputError {
+                    path: d.clone(),
+                    error,
+                })?;
+                Some(d.join(format!("{}-live.pcap", safe(&spec.label))))
+            }
+            _ => None,
+        };
+        env.capture_file = live_capture
+            .as_ref()
+            .map(|p| PathBuf::from(format!("{}.part", p.display())));
+        env.work_dir = out.map(|d| d.join("live"));
         let r = match exp.run_trial(spec, &mut env) {
             Ok(r) => r,
             Err(e) => {
+                if let Some(p) = &env.capture_file {
+                    let _ = fs::remove_file(p);
+                }
+                if e.is_interrupted() {
+                    progress.note(&format!(
+                        "trial {} ({}) interrupted",
+                        spec.index, spec.label
+                    ));
+                    status = Status::Interrupted;
+                    break;
+                }
                 progress.note(&format!(
                     "trial {} ({}) failed: {e}",
                     spec.index, spec.label
@@ -280,6 +309,17 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
                 break;
             }
         };
+        if let (Some(part), Some(path), Some(dir)) = (&env.capture_file, &live_capture, out) {
+            if part.exists() {
+                fs::rename(part, path).map_err(|error| OutputError {
+                    path: path.clone(),
+                    error,
+                })?;
+                if let Ok(rel) = path.strip_prefix(dir) {
+                    files.push(rel.to_path_buf());
+                }
+            }
+        }
         drop(env);
         if let Some(dir) = out {
             let stem = trial_stem(&r);

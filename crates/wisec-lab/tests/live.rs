@@ -16,6 +16,7 @@ use wisec_lab::cost::{Calibration, Security};
 use wisec_lab::live::bss::{BssConfig, LiveBss};
 use wisec_lab::live::net::{lab_namespaces, PREFIX};
 use wisec_lab::live::tools::{self, IperfSpec};
+use wisec_lab::live::transfer;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -179,6 +180,140 @@ fn bss_with_ping_iperf3_and_a_decryptable_capture() {
     assert_eq!(host_links(), links_before);
 }
 
+/// One PPDU of a capture as tshark reads it.
+struct Ppdu {
+    start_ns: u128,
+    end_ns: u128,
+    data: bool,
+}
+
+/// Every PPDU of an 802.11b capture, with its airtime computed from its
+/// length and rate as IEEE Std 802.11-2020, 16.3.4 (long preamble: 192 µs
+/// of PLCP preamble and header, then the PSDU, FCS included, at the data
+/// rate), independently of the simulator's own PHY code.
+fn dsss_ppdus(pcap: &Path) -> Vec<Ppdu> {
+    let out = Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(pcap)
+        .args([
+            "-T",
+            "fields",
+            "-e",
+            "frame.time_epoch",
+            "-e",
+            "frame.len",
+            "-e",
+            "radiotap.length",
+            "-e",
+            "radiotap.datarate",
+            "-e",
+            "wlan.fc.type",
+        ])
+        .output()
+        .expect("tshark runs");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let (secs, frac) = f.first()?.split_once('.')?;
+            let start_ns = secs.parse::<u128>().ok()? * 1_000_000_000
+                + format!("{frac:0<9}")[..9].parse::<u128>().ok()?;
+            let len: u128 = f.get(1)?.parse().ok()?;
+            let rt: u128 = f.get(2)?.parse().ok()?;
+            let mbps: f64 = f.get(3)?.parse().ok()?;
+            let psdu_bits = (len - rt + 4) * 8;
+            let air_ns = 192_000 + (psdu_bits as f64 * 1000.0 / mbps).ceil() as u128;
+            Some(Ppdu {
+                start_ns,
+                end_ns: start_ns + air_ns,
+                data: f.get(4)?.trim() == "2",
+            })
+        })
+        .collect()
+}
+
+/// Pairs of data PPDUs that were on the air at the same time.
+fn data_collisions(ppdus: &[Ppdu]) -> usize {
+    let mut n = 0;
+    for (i, a) in ppdus.iter().enumerate() {
+        for b in &ppdus[i + 1..] {
+            if b.start_ns >= a.end_ns {
+                break;
+            }
+            if a.data && b.data {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Two stations hidden from each other send UDP to the server at once:
+/// their data frames collide at the AP without RTS/CTS; with RTS/CTS the
+/// AP's CTS sets the other station's NAV and no two data frames overlap.
+/// The collisions are counted from the channel capture alone.
+#[test]
+fn hidden_stations_collide_without_rts_cts_and_not_with_it() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = BssConfig::new(Security::Ccmp128, 11.0, 2).unwrap();
+    cfg.hidden.push(("sta1".into(), "sta2".into()));
+    let server = cfg.hosts[0].ip;
+    let mut bss = LiveBss::create(cfg, Some(dir.path())).unwrap();
+    let mut counts = Vec::new();
+    for rts in [None, Some(0)] {
+        bss.reconfigure(|c| c.rts_threshold = rts).unwrap();
+        let pcap = dir.path().join(format!("rts-{}.pcap", rts.is_some()));
+        bss.start(&Calibration::nominal(), Some(&pcap)).unwrap();
+        bss.wait_connected(Duration::from_secs(10)).unwrap();
+        let srv_ns = bss.netns("server").unwrap().clone();
+        // Both stations send 1.5 MB of UDP at once (no control connection
+        // to lose in the collisions, unlike iperf3's).
+        let senders: Vec<_> = ["sta1", "sta2"]
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let (from, to) = (bss.netns(name).unwrap().clone(), srv_ns.clone());
+                std::thread::spawn(move || {
+                    transfer::udp(
+                        &from,
+                        &to,
+                        server,
+                        5301 + i as u16,
+                        1_500_000,
+                        1400,
+                        Duration::from_millis(500),
+                        Duration::from_secs(30),
+                    )
+                })
+            })
+            .collect();
+        for s in senders {
+            let t = s.join().unwrap().unwrap();
+            assert!(t.received > 100_000, "{t:?}");
+        }
+        let out = bss.stop().unwrap();
+        let ppdus = dsss_ppdus(&pcap);
+        assert!(ppdus.len() > 500, "{} PPDUs", ppdus.len());
+        let c = data_collisions(&ppdus);
+        eprintln!(
+            "rts {rts:?}: {} PPDUs, {c} data collisions, MAC failures {:?}",
+            ppdus.len(),
+            out.station_mac
+                .iter()
+                .map(|m| m.failures)
+                .collect::<Vec<_>>()
+        );
+        counts.push(c);
+    }
+    assert!(counts[0] > 20, "without RTS/CTS: {counts:?}");
+    assert_eq!(counts[1], 0, "with RTS/CTS: {counts:?}");
+    assert!(bss.close().failures.is_empty());
+}
+
 /// The CCM-UDP exchange of the bare machine (seed 000) between two Linux
 /// endpoints with real UDP sockets in two namespaces joined by a veth
 /// pair: the bare machine's responder code on a Linux socket, the same
@@ -189,7 +324,14 @@ fn ccm_udp_between_two_linux_namespaces_delivers_everything_and_cleans_up() {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let links = host_links();
-    let before = lab_namespaces();
+    // This process's namespaces (the run's tag starts with its id).
+    let ours = || {
+        lab_namespaces()
+            .into_iter()
+            .filter(|n| n.starts_with(&format!("{PREFIX}{}-", std::process::id())))
+            .filter(|n| n.ends_with("-ccm-srv") || n.ends_with("-ccm-cli"))
+            .collect::<Vec<_>>()
+    };
     let cfg = wisec_lab::bare::run::RunConfig {
         sizes: vec![200, 1000],
         m: 200,
@@ -212,6 +354,10 @@ fn ccm_udp_between_two_linux_namespaces_delivers_everything_and_cleans_up() {
         let line_ms = 200.0 * frame as f64 * 8.0 / 100e6 * 1e3;
         assert!(r.linux_server.d2_ms.unwrap() >= 0.95 * line_ms, "{r:?}");
     }
-    assert_eq!(lab_namespaces(), before, "the run's namespaces are gone");
+    assert!(
+        ours().is_empty(),
+        "the run's namespaces are gone: {:?}",
+        ours()
+    );
     assert_eq!(host_links(), links, "the host's interfaces are unchanged");
 }

@@ -3,13 +3,13 @@
 //! 802.11 capture, radiotap or bare, pcap or pcapng, gzip or not.
 //!
 //! The analysis itself is `wisec_lab::analyze`; this module reads the
-//! capture: the MPDU of each packet through [`crate::link`], its time from
+//! capture: the MPDU of each packet through [`crate::decrypt::link`], its time from
 //! the radiotap TSFT field when the capture's first frame has one, from
 //! the pcap timestamp otherwise.
 
 use crate::capture::{CaptureReader, Interface, Record};
-use crate::cli::Failure;
-use crate::link::{self, FcsMode, Unusable};
+use crate::decrypt::link::{self, FcsMode, Unusable};
+use crate::error::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 use wisec_lab::analyze::{analyze, AirRecord, Analysis};

@@ -1176,9 +1176,10 @@ Examples:
             CipherArg::Tkip => SynthCipher::Tkip,
         };
         let pmk = match &a.pmk {
-            Some(h) => {
-                Some(crate::keys::parse_hex(h).map_err(|m| Error::Usage(format!("--pmk: {m}")))?)
-            }
+            Some(h) => Some(
+                crate::decrypt::keys::parse_hex(h)
+                    .map_err(|m| Error::Usage(format!("--pmk: {m}")))?,
+            ),
             None => None,
         };
         if akm.uses_passphrase() {

@@ -8,10 +8,10 @@
 
 use std::io::Cursor;
 use wisec::capture::{CaptureReader, CaptureWriter, Format, Interface, Packet, Record};
-use wisec::keys::{BatchKey, KeyId, KeyQuery, KeyRole, KeyStore, StaticKeys};
-use wisec::pipeline::{decrypt, DecryptConfig, DecryptSummary};
+use wisec::decrypt::keys::{BatchKey, KeyId, KeyQuery, KeyRole, KeyStore, StaticKeys};
+use wisec::decrypt::pipeline::{decrypt, DecryptConfig, DecryptSummary};
+use wisec::decrypt::tracked::TrackedKeys;
 use wisec::synth::{self, FrameKind, SynthCipher, SynthConfig};
-use wisec::tracked::TrackedKeys;
 use wisec_crypto::suite::{BipKey, DataKey};
 use wisec_proto::tracker::Tracker;
 

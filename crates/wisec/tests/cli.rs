@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use wisec::capture::Format;
-use wisec::link::fcs_ok;
+use wisec::decrypt::link::fcs_ok;
 
 /// Offset of the MPDU: the radiotap length for link type 127.
 fn mpdu_start(link_type: u16, data: &[u8]) -> usize {

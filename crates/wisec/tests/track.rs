@@ -12,7 +12,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wisec::capture::Format;
-use wisec::pipeline::to_ethernet;
+use wisec::decrypt::pipeline::to_ethernet;
 use wisec::session::{self, SessionOptions};
 
 fn write(dir: &Path, name: &str, frames: &[Vec<u8>], format: Format) -> PathBuf {

@@ -19,7 +19,7 @@
 //! is named after the host). Addresses come from 10.99.0.0/24 by default,
 //! inside the namespaces only.
 
-use super::medium::{self, Device, LiveCapture, MediumOptions, MediumReport};
+use super::medium::{self, Device, LiveCapture, MediumOptions, MediumReport, Snapshot};
 use super::net::{LiveNet, Netns};
 use super::sys::{LiveError, Result};
 use crate::bss::{ApNode, LinkStats, StaNode, StaPhase, BSSID};
@@ -273,6 +273,8 @@ pub struct BssStatus {
     pub connected_s: Vec<Option<f64>>,
     /// The medium has ended.
     pub ended: bool,
+    /// The medium's counters and lag so far.
+    pub medium: Snapshot,
 }
 
 impl BssStatus {
@@ -539,6 +541,7 @@ fn run_bss(
     stop: &Arc<AtomicBool>,
     status: &Arc<Mutex<BssStatus>>,
 ) -> MediumResult {
+    crate::bss::prepare();
     let cal = Rc::new(cal);
     let mut sim = Simulator::new(c.seed);
     let channel = sim.add_channel(c.phy.clone());
@@ -636,11 +639,12 @@ fn run_bss(
         stop: Arc::clone(stop),
         ..MediumOptions::default()
     };
-    let publish = |sim: &Simulator, now: Time, ended: bool| {
+    let publish = |sim: &Simulator, snap: &Snapshot, ended: bool| {
         let mut st = status
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        st.virtual_s = now.as_secs_f64();
+        st.virtual_s = snap.virtual_s;
+        st.medium = *snap;
         for (k, (id, _, _)) in sta_nodes.iter().enumerate() {
             if let Some(n) = sim.node::<StaNode>(*id) {
                 st.phases[k] = Some(n.phase());
@@ -649,10 +653,12 @@ fn run_bss(
         }
         st.ended = ended;
     };
-    let mut report = medium::run(&mut sim, &mut devices, &opts, &mut |s, t| {
-        publish(s, t, false)
+    let mut last = Snapshot::default();
+    let mut report = medium::run(&mut sim, &mut devices, &opts, &mut |s, snap| {
+        last = *snap;
+        publish(s, snap, false);
     });
-    publish(&sim, sim.now(), true);
+    publish(&sim, &last, true);
     if let Some(cap) = capture {
         match cap.finish() {
             Ok(n) => report.pcap_records = n,

@@ -25,5 +25,6 @@ pub mod medium;
 pub mod net;
 pub mod sys;
 pub mod tools;
+pub mod transfer;
 
 pub use sys::{LiveError, Result};

@@ -80,6 +80,10 @@ struct Proc {
     name: String,
     child: Child,
     log: PathBuf,
+    /// Its command line, for messages.
+    line: String,
+    /// Where its standard output goes, if to a file of its own.
+    out: Option<PathBuf>,
 }
 
 /// A process id handed out by [`LiveNet::spawn`].
@@ -334,6 +338,8 @@ impl LiveNet {
             name: name.to_string(),
             child,
             log,
+            line,
+            out: None,
         });
         Ok(ProcId(self.procs.len() - 1))
     }
@@ -415,15 +421,46 @@ impl LiveNet {
         log: &str,
         timeout: Duration,
     ) -> Result<String> {
+        let id = self.start(ns, program, args, log)?;
+        self.finish(id, timeout)
+    }
+
+    /// Starts `program ARGS` in `ns` with its standard output in
+    /// `RUN_DIR/LOG.out` and its standard error in `RUN_DIR/LOG.log`; see
+    /// [`LiveNet::finish`].
+    pub fn start(
+        &mut self,
+        ns: &Netns,
+        program: &str,
+        args: &[String],
+        log: &str,
+    ) -> Result<ProcId> {
         let out_path = self.run_dir.join(format!("{log}.out"));
         let (mut cmd, log_path) = self.command(ns, program, args, log)?;
         let out = File::create(&out_path)
             .map_err(|e| LiveError::io(format!("creating {}", out_path.display()), e))?;
         cmd.stdout(out);
         let line = sys::command_line(&cmd);
-        let id = self.spawn_command(cmd, program, log_path.clone())?;
+        let id = self.spawn_command(cmd, program, log_path)?;
+        if let Some(p) = self.procs.get_mut(id.0) {
+            p.line = line;
+            p.out = Some(out_path);
+        }
+        Ok(id)
+    }
+
+    /// Waits for a program started with [`LiveNet::start`] to end (or
+    /// `timeout`, after which it is stopped and this is an error); its
+    /// standard output.
+    pub fn finish(&mut self, id: ProcId, timeout: Duration) -> Result<String> {
+        let (line, out_path, log_path) = match self.procs.get(id.0) {
+            Some(p) => (p.line.clone(), p.out.clone(), p.log.clone()),
+            None => return Err(LiveError::Config("no such process".into())),
+        };
         let status = self.wait(id, timeout)?;
-        let text = std::fs::read_to_string(&out_path).unwrap_or_default();
+        let text = out_path
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default();
         match status {
             Some(st) if st.success() => Ok(text),
             Some(st) => {
@@ -564,6 +601,29 @@ pub fn in_netns<R: Send>(ns: &Netns, f: impl FnOnce() -> R + Send) -> Result<R> 
             ))
         })
     })
+}
+
+/// Runs `f` on a new thread that has entered `ns`'s network namespace,
+/// without waiting for it (see [`in_netns`]).
+pub fn spawn_in_netns<R: Send + 'static>(
+    ns: &Netns,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<std::thread::JoinHandle<Result<R>>> {
+    let path = ns.path();
+    let file =
+        File::open(&path).map_err(|e| LiveError::io(format!("opening {}", path.display()), e))?;
+    std::thread::Builder::new()
+        .name(format!("in-{}", ns.node))
+        .spawn(move || {
+            nix::sched::setns(&file, CloneFlags::CLONE_NEWNET).map_err(|e| {
+                LiveError::io(
+                    format!("entering the namespace {}", path.display()),
+                    std::io::Error::from(e),
+                )
+            })?;
+            Ok(f())
+        })
+        .map_err(|e| LiveError::io("starting a thread", e))
 }
 
 /// Kills every process still in namespace `name` (`ip netns pids`).

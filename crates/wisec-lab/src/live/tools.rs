@@ -25,6 +25,8 @@ pub struct IperfSpec {
     pub len: Option<u32>,
     /// TCP window (`-w`), octets.
     pub window: Option<u32>,
+    /// The server's port (`-p`).
+    pub port: u16,
 }
 
 impl IperfSpec {
@@ -37,6 +39,7 @@ impl IperfSpec {
             udp_rate_bps: 0,
             len: None,
             window: None,
+            port: IPERF_PORT,
         }
     }
 
@@ -49,12 +52,16 @@ impl IperfSpec {
             udp_rate_bps: rate_bps,
             len: Some(len),
             window: None,
+            port: IPERF_PORT,
         }
     }
 
     /// The client's arguments for a server at `server`.
     pub fn args(&self, server: Ipv4Addr) -> Vec<String> {
         let mut v = vec!["-c".to_string(), server.to_string(), "-J".into()];
+        if self.port != IPERF_PORT {
+            v.extend(["-p".into(), self.port.to_string()]);
+        }
         match self.bytes {
             Some(b) => v.extend(["-n".into(), b.to_string()]),
             None => v.extend(["-t".into(), format!("{}", self.seconds)]),
@@ -155,14 +162,32 @@ pub fn listening(ns: &Netns, port: u16) -> Result<bool> {
     }))
 }
 
-/// Starts an iperf3 server bound to `ip` in `ns` and waits until it
-/// listens.
+/// Starts a one-off iperf3 server (`-s -1`: it serves one test, then
+/// ends) bound to `ip` in `ns`, and waits until it listens.
 pub fn iperf3_server(net: &mut LiveNet, ns: &Netns, ip: Ipv4Addr, log: &str) -> Result<ProcId> {
-    let args = vec!["-s".to_string(), "-B".into(), ip.to_string()];
+    iperf3_server_on(net, ns, ip, IPERF_PORT, log)
+}
+
+/// [`iperf3_server`] on `port`.
+pub fn iperf3_server_on(
+    net: &mut LiveNet,
+    ns: &Netns,
+    ip: Ipv4Addr,
+    port: u16,
+    log: &str,
+) -> Result<ProcId> {
+    let args = vec![
+        "-s".to_string(),
+        "-1".into(),
+        "-B".into(),
+        ip.to_string(),
+        "-p".into(),
+        port.to_string(),
+    ];
     let id = net.spawn(ns, "iperf3", &args, log)?;
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        if listening(ns, IPERF_PORT)? {
+        if listening(ns, port)? {
             return Ok(id);
         }
         if !net.running(id) {
@@ -196,6 +221,23 @@ pub fn iperf3_client(
 ) -> Result<IperfResult> {
     let out = net.exec(ns, "iperf3", &spec.args(server), log, timeout)?;
     parse_iperf3(&out)
+}
+
+/// Starts an iperf3 client in `ns` against `server` without waiting; see
+/// [`iperf3_result`].
+pub fn iperf3_start(
+    net: &mut LiveNet,
+    ns: &Netns,
+    server: Ipv4Addr,
+    spec: &IperfSpec,
+    log: &str,
+) -> Result<ProcId> {
+    net.start(ns, "iperf3", &spec.args(server), log)
+}
+
+/// Waits for a client from [`iperf3_start`]; its result.
+pub fn iperf3_result(net: &mut LiveNet, id: ProcId, timeout: Duration) -> Result<IperfResult> {
+    parse_iperf3(&net.finish(id, timeout)?)
 }
 
 /// What ping measured.

@@ -10,13 +10,13 @@
 //!   simulated model and seed 000's figures;
 //! - `serve`: the same responder on a Linux UDP socket.
 
-use crate::cli::Failure;
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 use wisec_lab::bare::image::{self, Image};
 use wisec_lab::bare::qemu::{self, Guest, GuestOptions};
@@ -160,31 +160,11 @@ struct ServeArgs {
     key_file: Option<PathBuf>,
 }
 
-/// The flag the first Ctrl-C or SIGTERM sets (saying `message`); a
-/// second one kills the QEMU guests, removes the live lab's namespaces and
-/// ends the process at once. One handler per process: the first caller's
-/// message is the one shown.
-pub(crate) fn interrupt_flag(message: &'static str) -> Arc<AtomicBool> {
-    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicBool::new(false));
-        let f = Arc::clone(&flag);
-        let _ = ctrlc::set_handler(move || {
-            if f.swap(true, Ordering::SeqCst) {
-                eprintln!("\nwisec: interrupted again; stopping now");
-                qemu::kill_all();
-                wisec_lab::live::net::emergency_cleanup();
-                std::process::exit(130);
-            }
-            eprintln!("\nwisec: {message}");
-        });
-        flag
-    })
-    .clone()
+/// The flag the first Ctrl-C or SIGTERM sets; a second one kills the QEMU
+/// guests, removes the live lab's namespaces and ends the process at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    crate::lab::interrupt_flag()
 }
-
-const STOPPING: &str =
-    "interrupted; stopping the guests and removing the namespaces (Ctrl-C again to stop at once)";
 
 fn runtime(e: BareError) -> Failure {
     match e {
@@ -260,13 +240,13 @@ pub fn run(a: BareArgs) -> Result<(), Failure> {
             Ok(())
         }
         BareCommand::Boot(b) => boot(b),
-        BareCommand::Run(r) => run_measure(r, interrupt_flag(STOPPING)),
+        BareCommand::Run(r) => run_measure(r, interrupt_flag()),
         BareCommand::Serve(s) => serve(s),
     }
 }
 
 fn boot(b: BootArgs) -> Result<(), Failure> {
-    let stop = interrupt_flag(STOPPING);
+    let stop = interrupt_flag();
     let key = match (&b.key_file, b.no_key) {
         (Some(p), _) => Some(read_key(p)?),
         (None, true) => None,
@@ -305,7 +285,7 @@ fn boot(b: BootArgs) -> Result<(), Failure> {
 }
 
 fn serve(s: ServeArgs) -> Result<(), Failure> {
-    let stop = interrupt_flag(STOPPING);
+    let stop = interrupt_flag();
     let key = s.key_file.as_deref().map(read_key).transpose()?;
     let sock = UdpSocket::bind(s.listen).with_context(|| format!("binding {}", s.listen))?;
     eprintln!(

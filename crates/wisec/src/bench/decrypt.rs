@@ -5,10 +5,10 @@
 //! `--release`. The peers are required: the benchmark fails without them.
 
 use crate::capture::{CaptureReader, CaptureWriter};
-use crate::keys::StaticKeys;
-use crate::pipeline::{self, DecryptConfig};
+use crate::decrypt::keys::StaticKeys;
+use crate::decrypt::pipeline::{self, DecryptConfig};
+use crate::decrypt::tracked::TrackedKeys;
 use crate::synth::{self, SynthConfig};
-use crate::tracked::TrackedKeys;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;

@@ -2,7 +2,7 @@
 //! passive handshake tracker of `wisec-proto`, beside the keys typed on
 //! the command line.
 
-use crate::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
+use super::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use wisec_crypto::suite::{BipKey, DataKey};

@@ -1,13 +1,13 @@
 //! The encrypt and decrypt pipelines: capture in, capture out, every frame
 //! either changed or written as it was.
 
-use crate::batched::{Batch, Candidates, Engines, Outcome};
+use super::batched::{Batch, Candidates, Engines, Outcome};
+use super::keys::{KeyId, KeyQuery, KeyStore};
+use super::link::{self, FcsMode, Framing};
 use crate::capture::{
     link_type_name, CaptureError, CaptureReader, CaptureWriter, Encoder, Interface, Packet,
     PacketMeta, Record, Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
 };
-use crate::keys::{KeyId, KeyQuery, KeyStore};
-use crate::link::{self, FcsMode, Framing};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -1470,7 +1470,7 @@ mod tests {
 mod props {
     use super::*;
     use crate::capture::{CaptureWriter, Format, Interface, Packet, Record};
-    use crate::keys::{KeyRole, StaticKeys};
+    use crate::decrypt::keys::{KeyRole, StaticKeys};
     use proptest::prelude::*;
 
     fn capture(frames: &[Vec<u8>], link: u16) -> Vec<u8> {
