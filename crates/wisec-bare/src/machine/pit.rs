@@ -26,8 +26,8 @@ pub struct Calibration {
 }
 
 /// One window: its length in TSC ticks and how uncertain its two ends
-/// are (the TSC read before and after the gate opened, and before and
-/// after the read that first saw the output high).
+/// are (the TSC read before and after the gate opened; before the last
+/// read that saw the output low and after the first that saw it high).
 fn window() -> (u64, u64) {
     let gate = inb(0x61);
     // Gate low, speaker off, while the counter is loaded.
@@ -40,14 +40,18 @@ fn window() -> (u64, u64) {
     let a = rdtsc();
     outb(0x61, (gate & !0x02) | 0x01);
     let b = rdtsc();
+    // The output went high after the last read that saw it low began,
+    // and before the first read that saw it high ended: TSC before and
+    // after each read bracket the end, however long the CPU was away.
     let mut low = b;
     let high = loop {
+        let before = rdtsc();
         let out = inb(0x61) & 0x20 != 0;
-        let t = rdtsc();
+        let after = rdtsc();
         if out {
-            break t;
+            break after;
         }
-        low = t;
+        low = before;
     };
     outb(0x61, gate & !0x03);
     let length = (high / 2 + low / 2).wrapping_sub(a / 2 + b / 2);
