@@ -307,17 +307,11 @@ fn serve(s: ServeArgs) -> Result<(), Failure> {
 
 fn markdown(report: &Report) -> String {
     use std::fmt::Write as _;
-    let mut s = format!("# wisec bare run\n\n{}\n\n## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n", report.description);
-    for p in &report.parameters {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} |",
-            p.name,
-            p.value.to_string().replace('|', "\\|"),
-            p.description.replace('|', "\\|")
-        );
-    }
-    s.push_str("\n## Results\n\n");
+    let mut s = format!(
+        "# wisec bare run\n\n{}\n\n{}## Results\n\n",
+        report.description,
+        wisec_lab::output::parameters_markdown(&report.parameters)
+    );
     for t in &report.tables {
         s.push_str(&t.to_markdown());
         let _ = writeln!(s, "\nData: [{0}.csv]({0}.csv)\n", t.name);
