@@ -295,6 +295,65 @@ fn leap_association() {
     whole_association(EapMethod::Leap);
 }
 
+#[test]
+fn eap_ttls_association() {
+    whole_association(EapMethod::Ttls);
+}
+
+/// EAP-MD5 derives no keys: FreeRADIUS accepts, EAP-Success crosses the
+/// air, and the trial ends there — a time, no MSK, no 4-way handshake.
+/// A wrong password is an Access-Reject like any other method's.
+#[test]
+fn eap_md5_succeeds_without_keys() {
+    let _g = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut lab = EnterpriseLab::create(Some(dir.path()), None).unwrap();
+    let t = AuthTrial::new(EapMethod::Md5);
+    let o = lab
+        .trial(&t, &Calibration::nominal(), &dir.path().join("md5.pcap"))
+        .unwrap();
+    assert_eq!(o.result, AuthResult::Success, "{o:?}");
+    assert!(o.channel.eap_success && !o.channel.eap_failure, "{o:?}");
+    assert!(o.channel.eap_ms.is_some_and(|ms| ms > 0.0), "{o:?}");
+    assert_eq!(o.channel.to_msg4_ms, None, "{o:?}");
+    assert!(o.ap_msk.is_none() && o.station_msk.is_none(), "{o:?}");
+    // Identity; FreeRADIUS proposes its default, PEAP, and the peer
+    // answers with a Legacy Nak naming MD5; the MD5-Challenge: three
+    // RADIUS round trips.
+    assert_eq!(o.record.as_ref().unwrap().radius_requests, 3, "{o:?}");
+    // tshark sees the same on the air: the Nak, the MD5 response, the
+    // Success.
+    let out = std::process::Command::new("tshark")
+        .args(["-n", "-r"])
+        .arg(dir.path().join("md5.pcap"))
+        .args([
+            "-Y", "eap", "-T", "fields", "-e", "eap.code", "-e", "eap.type",
+        ])
+        .output()
+        .expect("tshark runs (Debian package tshark)");
+    let eap = String::from_utf8_lossy(&out.stdout);
+    let eap: Vec<&str> = eap.lines().map(str::trim).collect();
+    assert!(eap.contains(&"2\t3"), "no Nak: {eap:?}");
+    assert!(eap.contains(&"2\t4"), "no MD5 response: {eap:?}");
+    assert_eq!(eap.last(), Some(&"3"), "{eap:?}");
+
+    let mut t = AuthTrial::new(EapMethod::Md5);
+    t.credentials = Credentials::WrongPassword;
+    let o = lab
+        .trial(
+            &t,
+            &Calibration::nominal(),
+            &dir.path().join("md5-bad.pcap"),
+        )
+        .unwrap();
+    let AuthResult::Failed(why) = &o.result else {
+        panic!("EAP-MD5 with a wrong password: {o:?}")
+    };
+    assert!(why.contains("Access-Reject"), "{why}");
+    assert!(o.channel.eap_failure && o.channel.eap_ms.is_none(), "{o:?}");
+    assert!(lab.close().failures.is_empty());
+}
+
 /// A wrong password (PEAP) and an expired client certificate (EAP-TLS)
 /// are failed trials — Access-Reject, EAP-Failure on the air, no keys, no
 /// times — not errors.

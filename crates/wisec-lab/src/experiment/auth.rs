@@ -581,12 +581,14 @@ RADIUS client; beside seed 001's Tables 6-19 and 6-21 and seed 003's key-exchang
                         (o.ap_msk.is_some() && o.ap_msk == o.station_msk).into(),
                     );
                 }
-                r.secrets = Some(Secrets {
+                // Only a trial with an MSK has a key to give: EAP-MD5 and
+                // failed trials have none.
+                r.secrets = o.ap_msk.as_deref().map(|m| Secrets {
                     suite: suite.name().into(),
                     ssid: SSID.into(),
                     passphrase: None,
                     wep_key_hex: None,
-                    msk_hex: o.ap_msk.as_deref().map(hex_msk_for_tools),
+                    msk_hex: Some(hex_msk_for_tools(m)),
                 });
                 o.medium
             }
@@ -1059,6 +1061,11 @@ host's scheduling of the programs: measure on a quiet machine.",
 Each trial's channel capture decrypts with its MSK (`wisec decrypt --msk`, tshark's `msk` key \
 type); LEAP's 16-octet session key is given padded with zeros to 64 octets, which yields the \
 PMK wpa_supplicant uses with LEAP."
+                .to_string(),
+            "Round trips: FreeRADIUS proposes its default method, PEAP, after the identity (as a \
+server set up for PEAP clients does); an EAP-TLS, EAP-TTLS or EAP-MD5 peer answers with a Legacy \
+Nak (RFC 3748, 5.3.1) naming its own, which costs one round trip counted in its times. The LEAP \
+server proposes LEAP at once."
                 .to_string(),
         ];
         if self.credentials != Credentials::Valid {
