@@ -10,6 +10,8 @@
 //! run one at a time.
 #![cfg(target_os = "linux")]
 
+mod tshark;
+
 use std::sync::Mutex;
 use std::time::Duration;
 use wisec_lab::cost::Calibration;
@@ -193,36 +195,6 @@ fn leap_server_against_eapol_test() {
     assert!(processes_mentioning(&tag).is_empty());
 }
 
-/// tshark's decryption of `pcap` given only `msk` (hex): the protocols of
-/// every frame.
-fn tshark_with_msk(pcap: &std::path::Path, msk: &str) -> Vec<String> {
-    let key = format!("uat:80211_keys:\"msk\",\"{msk}\"");
-    let out = std::process::Command::new("tshark")
-        .args(["-n", "-r"])
-        .arg(pcap)
-        .args([
-            "-o",
-            "wlan.enable_decryption:TRUE",
-            "-o",
-            &key,
-            "-T",
-            "fields",
-            "-e",
-            "frame.protocols",
-        ])
-        .output()
-        .expect("tshark runs (Debian package tshark)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 /// The MSK as tshark takes it: 64 to 128 octets; LEAP's 16-octet session
 /// key is padded with zeros (its PMK is the key followed by zeros).
 fn msk_for_tshark(hex: &str) -> String {
@@ -264,7 +236,8 @@ fn whole_association(method: EapMethod) {
         rec.radius_requests,
         ping.avg_ms
     );
-    let protos = tshark_with_msk(&pcap, &msk_for_tshark(&ap_msk));
+    let protos =
+        tshark::decrypted_protocols(&pcap, &format!("\"msk\",\"{}\"", msk_for_tshark(&ap_msk)));
     let icmp = protos.iter().filter(|p| p.contains(":icmp")).count();
     assert!(
         icmp >= 6,
