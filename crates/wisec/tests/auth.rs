@@ -128,3 +128,53 @@ fn auth_runs_live_and_its_capture_decrypts_with_the_msk() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("eke"), "{}", text(&o));
 }
+
+/// Ctrl-C during a run: the completed trials are written, the exit
+/// status is 130, and no namespace, FreeRADIUS or wpa_supplicant of the
+/// run remains.
+#[test]
+fn an_interrupted_run_removes_its_lab() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("auth");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args(["lab", "run", "auth", "--calibration", "nominal", "-q"])
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running wisec");
+    let pid = child.id();
+    // Wait for the first trial, so that the lab and its servers exist.
+    let t0 = std::time::Instant::now();
+    while std::fs::read_dir(out.join("trials")).map_or(true, |d| d.count() == 0) {
+        assert!(t0.elapsed().as_secs() < 60, "no trial within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let k = Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(k.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted after"), "{err}");
+    assert!(out.join("report.md").exists());
+    let ns = Command::new("ip").args(["netns", "list"]).output().unwrap();
+    let ns = String::from_utf8_lossy(&ns.stdout);
+    assert!(
+        !ns.contains(&format!("wisec-{pid}-")),
+        "namespaces left: {ns}"
+    );
+    let needle = dir.path().display().to_string();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            let s = String::from_utf8_lossy(&c).replace('\0', " ");
+            assert!(!s.contains(&needle), "left running: {s}");
+        }
+    }
+}

@@ -64,6 +64,10 @@ fn write(path: &Path, text: &str) -> Result<()> {
 pub fn make_pki(dir: &Path) -> Result<Pki> {
     std::fs::create_dir_all(dir)
         .map_err(|e| LiveError::io(format!("creating {}", dir.display()), e))?;
+    // openssl runs in `dir` and FreeRADIUS elsewhere: every path they are
+    // given is absolute.
+    let dir = &std::path::absolute(dir)
+        .map_err(|e| LiveError::io(format!("resolving {}", dir.display()), e))?;
     // A configuration of our own: nothing from the system's openssl.cnf.
     let cnf = format!(
         "[req]\ndistinguished_name = dn\nprompt = no\n[dn]\nCN = wisec lab CA\n\

@@ -400,6 +400,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     if a.bare.is_some() && outcome.status == Status::Complete {
         crate::bare::run_for_lab(a.quick, &a.set, a.out.as_deref(), a.quiet, interrupt_flag())?;
     }
+    // The experiment may hold a live lab (namespaces, servers): dropping it
+    // removes them, which the exit below would skip.
+    drop(exp);
     match outcome.status {
         Status::Complete => Ok(()),
         Status::Interrupted => {
