@@ -139,7 +139,7 @@ fn an_interrupted_run_removes_its_lab() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("auth");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wisec"))
+    let child = Command::new(env!("CARGO_BIN_EXE_wisec"))
         .args(["lab", "run", "auth", "--calibration", "nominal", "-q"])
         .arg("--out")
         .arg(&out)
