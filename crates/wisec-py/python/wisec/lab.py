@@ -20,6 +20,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +39,13 @@ def experiments() -> List[Tuple[str, str]]:
     return list(_native.lab_experiments())
 
 
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/+-]*")
+
+
 def _toml(name: str, v: Any) -> str:
-    """A Python value as the TOML text of ``--set K=V``."""
+    """A Python value as the text of ``--set K=V``, written as a user of
+    the command would: words bare, lists comma-separated (the form every
+    experiment reads), anything else in TOML syntax."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -48,16 +54,21 @@ def _toml(name: str, v: Any) -> str:
         r = repr(v)
         return {"nan": "nan", "inf": "inf", "-inf": "-inf"}.get(r, r)
     if isinstance(v, str):
+        if _BARE.fullmatch(v) and v not in ("true", "false", "inf", "nan"):
+            return v
         return json.dumps(v)
     if isinstance(v, (list, tuple)):
-        # The experiments read list parameters as comma-separated text
-        # (`--set suites=open,ccmp128`).
         items = []
         for x in v:
-            if isinstance(x, (list, tuple, dict)) or not isinstance(x, (bool, int, float, str)):
-                raise TypeError(f"{name}: expected a list of bool, int, float or str, got a {type(x).__name__} in it")
-            items.append(_toml(name, x).strip('"') if isinstance(x, str) else _toml(name, x))
-        return json.dumps(",".join(items))
+            if not isinstance(x, (bool, int, float, str)):
+                raise TypeError(
+                    f"{name}: expected a list of bool, int, float or str, got a {type(x).__name__} in it"
+                )
+            t = _toml(name, x) if not isinstance(x, str) else x
+            if any(c in t for c in ',"\n'):
+                raise ValueError(f"{name}: list item {x!r} cannot be written in a comma-separated list")
+            items.append(t)
+        return ",".join(items)
     raise TypeError(
         f"{name}: expected bool, int, float, str or a list of them, got {type(v).__name__}"
     )
