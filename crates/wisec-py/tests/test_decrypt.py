@@ -38,8 +38,8 @@ def test_iterable_of_frames_equals_the_file(synth):
 
 def test_ethernet_and_filters_equal_the_command(synth, tmp_path):
     want, summary = cli_frames(tmp_path, synth, "--passphrase", PASSPHRASE, "--ethernet",
-                               "--station", "02:57:53:00:00:01")
-    d = wisec.decrypt(synth, passphrase=PASSPHRASE, ethernet=True, station="02:57:53:00:00:01")
+                               "--station", "02:57:53:00:00:10")
+    d = wisec.decrypt(synth, passphrase=PASSPHRASE, ethernet=True, station="02:57:53:00:00:10")
     assert list(d) == want and d.summary == summary and d.link_type == 1
     assert len(want) > 5
 
@@ -145,3 +145,40 @@ def test_stopping_early_ends_the_threads(synth):
         next(e)
         del e
         gc.collect()
+
+
+def test_tracker_fed_frame_by_frame(synth):
+    """The tracker shown the plaintext frames derives each station's PTK;
+    its TK unprotects the captured frames into what decrypt yields."""
+    protected = [bytes(p) for p in rdpcap(str(synth))]
+    plain = list(wisec.decrypt(synth, passphrase=PASSPHRASE))
+    t = wisec.Tracker()
+    t.add_passphrase(PASSPHRASE)
+    with pytest.raises(ValueError, match="passphrase shorter"):
+        t.add_passphrase("short")
+    with pytest.raises(ValueError, match="32, 48 or 64 bytes"):
+        t.add_pmk(bytes(31))
+    for f in plain:
+        t.observe(f)
+    events = t.events()
+    ptks = [e for e in events if e["type"] == "pairwise_key"]
+    assert {e["spa"] for e in ptks} == {"02:57:53:00:00:10", "02:57:53:00:00:11"}
+    assert any(e["type"] == "group_key" for e in events)
+    assert any(e["type"] == "integrity_key" for e in events)
+    assert t.ssid(ptks[0]["aa"]) == b"lab" and t.has_ptk(ptks[0]["aa"], ptks[0]["spa"])
+    # PSK 4-way handshake keys against derive_ptk's: same KCK under psk().
+    assert all(len(e["kck"]) == 16 and len(e["tk"]) == 16 for e in ptks)
+    keys = [wisec.DataKey(e["suite"], e["tk"]) for e in ptks]
+    n = 0
+    for p, want in zip(protected, plain):
+        if p != want and p[0] & 0x0C == 0x08 and not p[4] & 1:  # unicast data
+            for k in keys:
+                try:
+                    assert k.unprotect(p).frame == want
+                    n += 1
+                    break
+                except wisec.IntegrityError:
+                    pass
+    assert n >= 20
+    links = t.links()
+    assert len(links) == 2 and all(l["handshakes_complete"] >= 1 for l in links)
