@@ -343,15 +343,29 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         progress.trial_done(results.len(), &what);
     }
     progress.finish();
+    conclude(exp, settings, status, error, plan.len(), results, files)
+}
+
+/// The summary over the completed trials, written (with `settings.out`)
+/// after them: the end of [`run`] and of [`write_completed`].
+fn conclude(
+    exp: &dyn Experiment,
+    settings: &RunSettings<'_>,
+    status: Status,
+    error: Option<ExperimentError>,
+    planned: usize,
+    results: Vec<TrialResult>,
+    mut files: Vec<PathBuf>,
+) -> Result<Outcome, OutputError> {
     let report = exp.summarize(&results);
-    if let Some(dir) = out {
+    if let Some(dir) = settings.out.as_deref() {
         write_summary(
             dir,
             exp,
             settings,
             &status,
             error.as_ref(),
-            plan.len(),
+            planned,
             &results,
             &report,
             &mut files,
@@ -360,7 +374,7 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
     Ok(Outcome {
         status,
         error,
-        planned: plan.len(),
+        planned,
         results,
         report,
         files,
@@ -488,28 +502,7 @@ pub fn write_completed(
         }
         results.push(r);
     }
-    let report = exp.summarize(&results);
-    if let Some(dir) = out {
-        write_summary(
-            dir,
-            exp,
-            settings,
-            &status,
-            error.as_ref(),
-            planned,
-            &results,
-            &report,
-            &mut files,
-        )?;
-    }
-    Ok(Outcome {
-        status,
-        error,
-        planned,
-        results,
-        report,
-        files,
-    })
+    conclude(exp, settings, status, error, planned, results, files)
 }
 
 fn describe(r: &TrialResult) -> String {

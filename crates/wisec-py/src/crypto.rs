@@ -49,18 +49,27 @@ delimited, or a missing or wrong security header)",
     }
 }
 
-/// Checks a key's length against its suite, with the message of
-/// `wisec encrypt --key`.
-fn check_key(suite: Suite, key: &[u8]) -> PyResult<()> {
-    if key.len() != suite.key_len() {
+/// The suite and key of a `DataKey` (`bip` false) or `BipKey`, the key's
+/// length checked with the message of `wisec encrypt --key`.
+fn key_of(suite: &str, key: &Bound<'_, PyAny>, bip: bool) -> PyResult<(Suite, Zeroizing<Vec<u8>>)> {
+    let s = suite_of("suite", suite)?;
+    if s.is_bip() != bip {
+        return Err(PyValueError::new_err(if bip {
+            format!("suite: {s} is not a BIP suite; use DataKey")
+        } else {
+            format!("suite: {s} protects management frames only; use BipKey")
+        }));
+    }
+    let k = Zeroizing::new(bytes_of("key", key)?);
+    if k.len() != s.key_len() {
         return Err(PyValueError::new_err(format!(
             "key: a {} key has {} bytes, this one has {}",
-            suite.standard_name(),
-            suite.key_len(),
-            key.len()
+            s.standard_name(),
+            s.key_len(),
+            k.len()
         )));
     }
-    Ok(())
+    Ok((s, k))
 }
 
 /// A temporal key of one data suite (WEP-40/104, TKIP, CCMP-128/256,
@@ -74,14 +83,7 @@ pub struct DataKey {
 impl DataKey {
     #[new]
     fn new(suite: &str, key: &Bound<'_, PyAny>) -> PyResult<DataKey> {
-        let s = suite_of("suite", suite)?;
-        if s.is_bip() {
-            return Err(PyValueError::new_err(format!(
-                "suite: {s} protects management frames only; use BipKey"
-            )));
-        }
-        let k = Zeroizing::new(bytes_of("key", key)?);
-        check_key(s, &k)?;
+        let (s, k) = key_of(suite, key, false)?;
         let key = RsnDataKey::new(s, &k).map_err(|e| PyValueError::new_err(format!("key: {e}")))?;
         Ok(DataKey { key })
     }
@@ -170,14 +172,7 @@ pub struct BipKey {
 impl BipKey {
     #[new]
     fn new(suite: &str, key: &Bound<'_, PyAny>) -> PyResult<BipKey> {
-        let s = suite_of("suite", suite)?;
-        if !s.is_bip() {
-            return Err(PyValueError::new_err(format!(
-                "suite: {s} is not a BIP suite; use DataKey"
-            )));
-        }
-        let k = Zeroizing::new(bytes_of("key", key)?);
-        check_key(s, &k)?;
+        let (s, k) = key_of(suite, key, true)?;
         let key = RsnBipKey::new(s, &k).map_err(|e| PyValueError::new_err(format!("key: {e}")))?;
         Ok(BipKey { key })
     }

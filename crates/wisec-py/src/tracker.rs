@@ -22,6 +22,25 @@ pub struct Tracker {
     t: Mutex<RsnTracker>,
 }
 
+/// A GTK or IGTK event as a dict.
+fn group_key(
+    d: &Bound<'_, PyDict>,
+    kind: &str,
+    bssid: wisec_wire::MacAddr,
+    handle: wisec_proto::tracker::KeyHandle,
+    key_id: u16,
+    suite: wisec_crypto::suite::Suite,
+    key: &[u8],
+) -> PyResult<()> {
+    d.set_item("type", kind)?;
+    d.set_item("bssid", bssid.to_string())?;
+    d.set_item("handle", handle.0)?;
+    d.set_item("key_id", key_id)?;
+    d.set_item("suite", suite.name())?;
+    d.set_item("key", PyBytes::new(d.py(), key))?;
+    Ok(())
+}
+
 fn lock(m: &Mutex<RsnTracker>) -> std::sync::MutexGuard<'_, RsnTracker> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -122,28 +141,14 @@ impl Tracker {
                     key_id,
                     suite,
                     key,
-                } => {
-                    d.set_item("type", "group_key")?;
-                    d.set_item("bssid", bssid.to_string())?;
-                    d.set_item("handle", handle.0)?;
-                    d.set_item("key_id", key_id)?;
-                    d.set_item("suite", suite.name())?;
-                    d.set_item("key", PyBytes::new(py, &key))?;
-                }
+                } => group_key(&d, "group_key", bssid, handle, key_id.into(), suite, &key)?,
                 Event::IntegrityGroupKey {
                     bssid,
                     handle,
                     key_id,
                     suite,
                     key,
-                } => {
-                    d.set_item("type", "integrity_key")?;
-                    d.set_item("bssid", bssid.to_string())?;
-                    d.set_item("handle", handle.0)?;
-                    d.set_item("key_id", key_id)?;
-                    d.set_item("suite", suite.name())?;
-                    d.set_item("key", PyBytes::new(py, &key))?;
-                }
+                } => group_key(&d, "integrity_key", bssid, handle, key_id, suite, &key)?,
                 Event::Rejected {
                     aa,
                     spa,
