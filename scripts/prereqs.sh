@@ -46,6 +46,9 @@ install_prereqs() {
     # The project's Python environment (.venv) for the wisec Python package
     # and its tests: Debian's python3 with venv and pip (ensurepip).
     /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
+    # pyo3 links libpython when Cargo (not maturin) builds crates/wisec-py,
+    # as cargo build/test --workspace do.
+    dpkg -s libpython3-dev >/dev/null 2>&1 || missing_pkgs+=(libpython3-dev)
     if [ "${#missing_pkgs[@]}" -gt 0 ]; then
         echo "==> installing ${missing_pkgs[*]}"
         as_root apt-get update

@@ -104,7 +104,9 @@ def main():
                     ok = 0
                     for b in raw:
                         p = Dot11(b)
-                        if p.haslayer(Dot11WEP) and not p[Dot11WEP].wepdata:
+                        # Decrypted (ICV checked): the plaintext dissected
+                        # as the WEP layer's payload.
+                        if p.haslayer(Dot11WEP) and len(p[Dot11WEP].payload) > 0:
                             ok += 1
                     return ok
 

@@ -289,7 +289,6 @@ impl Decryption {
     #[new]
     #[pyo3(signature = (args, path = None, frames = None, link_type = 105, mpdu = false))]
     fn new(
-        py: Python<'_>,
         args: Vec<String>,
         path: Option<PathBuf>,
         frames: Option<&Bound<'_, PyAny>>,
@@ -353,7 +352,6 @@ impl Decryption {
                 sh.cv.notify_all();
             })
             .map_err(|e| PyRuntimeError::new_err(format!("cannot start a thread: {e}")))?;
-        let _ = py;
         Ok(Decryption {
             shared,
             source,
