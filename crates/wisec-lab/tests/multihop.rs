@@ -1,0 +1,184 @@
+//! Seed 004's network, live: three nodes of an ad hoc chain in network
+//! namespaces over the lab's medium, routed by babeld, with strongSwan's
+//! charon on the two ends; checked with ping, with tshark on the channel
+//! capture, and for what is left afterwards.
+//!
+//! These tests need root (CI runs as root) and babeld, strongSwan, nft,
+//! ffmpeg and tshark (scripts/prereqs.sh installs them). They run one at
+//! a time.
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+use wisec_lab::ipsec_trace;
+use wisec_lab::live::babel::BabelSettings;
+use wisec_lab::live::ipsec::{IkeSuite, KeyType, Mode};
+use wisec_lab::live::net::{lab_namespaces, PREFIX};
+use wisec_lab::live::secure_chain::{ChainSettings, SecureChain};
+use wisec_lab::pcap::read_radiotap;
+
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// tshark's reading of `pcap`: one line per frame matching `filter`, with
+/// `fields`.
+fn tshark(pcap: &Path, filter: &str, fields: &[&str]) -> Vec<String> {
+    let mut cmd = Command::new("tshark");
+    cmd.args(["-n", "-r"])
+        .arg(pcap)
+        .args(["-Y", filter, "-T", "fields"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("tshark runs (Debian package tshark)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Processes whose command line mentions `needle`.
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(c) = std::fs::read(e.path().join("cmdline")) {
+            let s = String::from_utf8_lossy(&c).replace('\0', " ");
+            if s.contains(needle) {
+                v.push(s);
+            }
+        }
+    }
+    v
+}
+
+/// Mount points of this (the host's) mount namespace under `dir`.
+fn mounts_under(dir: &Path) -> Vec<String> {
+    let m = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let d = dir.display().to_string();
+    m.lines()
+        .filter(|l| l.contains(&d))
+        .map(str::to_string)
+        .collect()
+}
+
+fn quick_settings() -> ChainSettings {
+    ChainSettings {
+        babel: BabelSettings { hello_s: 0.5 },
+        key: KeyType::Ecdsa256,
+        ..ChainSettings::default()
+    }
+}
+
+/// Three nodes, A and C out of each other's range: babeld gives both ends
+/// a route through B; IKEv2 establishes a CHILD_SA between A and C; a
+/// ping from A to C gets its replies; on the air, tshark sees A's and C's
+/// frames only as UDP-encapsulated ESP (and IKE), never as cleartext
+/// ICMP, and sees every packet between them relayed by B; afterwards no
+/// namespace, process or mount of the run remains.
+#[test]
+fn ikev2_between_the_ends_of_a_babel_routed_chain() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let setup_pcap = dir.path().join("setup.pcap");
+    let mut chain =
+        SecureChain::create(quick_settings(), Some(dir.path()), Some(&setup_pcap), None).unwrap();
+    let tag = chain.net().tag().to_string();
+    assert!(chain.convergence() > Duration::ZERO);
+    let (a, c) = (chain.initiator(), chain.responder());
+    let b_mac = chain.node(1).addr;
+
+    // Routes: A reaches C through B.
+    let ns_a = chain.ns(0).unwrap();
+    let out = chain
+        .net()
+        .ip_in(&ns_a, &["-4", "route", "get", &c.ip.to_string()])
+        .unwrap();
+    let route = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        route.contains(&format!("via {}", chain.node(1).ip)),
+        "{route}"
+    );
+
+    chain
+        .use_suite(&IkeSuite::ikev2_gcm(), Mode::Tunnel)
+        .unwrap();
+    let pcap = dir.path().join("channel.pcap");
+    chain.restart_medium(Some(&pcap)).unwrap();
+    let e = chain
+        .establish(Duration::from_millis(5), Duration::from_secs(20))
+        .unwrap();
+    assert!(e.established, "{e:?}");
+    assert!(e.first_data_ms.is_some(), "{e:?}");
+    let sas = chain.charons().1.clone().list_sas(chain.net_mut()).unwrap();
+    assert!(
+        sas.contains("ESTABLISHED") && sas.contains("INSTALLED"),
+        "{sas}"
+    );
+    let ping = chain.ping(0, c.ip, 3, "ping-a-c").unwrap();
+    assert_eq!(ping.received, 3, "{ping:?}");
+    chain.teardown().unwrap();
+    let outcome = chain.stop_medium().unwrap();
+    assert!(outcome.medium.pcap_records > 0);
+
+    // tshark's view of the capture.
+    let (ai, ci) = (a.ip.to_string(), c.ip.to_string());
+    let between = format!("ip.addr=={ai} && ip.addr=={ci}");
+    let icmp = tshark(&pcap, &format!("{between} && icmp"), &["frame.number"]);
+    assert!(icmp.is_empty(), "cleartext ICMP between A and C: {icmp:?}");
+    let esp = tshark(
+        &pcap,
+        &format!("{between} && udp.port==4500 && esp"),
+        &["wlan.ta", "ip.src", "esp.spi"],
+    );
+    assert!(esp.len() >= 6, "ESP frames: {esp:?}");
+    let ike = tshark(
+        &pcap,
+        &format!("{between} && isakmp"),
+        &["isakmp.exchangetype"],
+    );
+    assert!(!ike.is_empty());
+    // Every A-C packet crosses the air twice: from its end, and from B.
+    let relayed = esp
+        .iter()
+        .filter(|l| l.starts_with(&b_mac.to_string()))
+        .count();
+    assert!(relayed * 2 >= esp.len() - 1, "{esp:?}");
+    let others = tshark(
+        &pcap,
+        &format!("{between} && !isakmp && !esp && !udpencap"),
+        &["frame.protocols"],
+    );
+    assert!(others.is_empty(), "cleartext between A and C: {others:?}");
+    // IBSS beacons, as tshark reads them.
+    let beacons = tshark(
+        &pcap,
+        "wlan.fc.type_subtype == 0x0008 && wlan.fixed.capabilities.ibss == 1",
+        &["wlan.bssid"],
+    );
+    assert!(!beacons.is_empty());
+
+    // The setup as the lab reads it.
+    let packets = ipsec_trace::packets(&read_radiotap(&pcap).unwrap());
+    let s = ipsec_trace::setup(&packets, a, c, b_mac).unwrap();
+    assert!(s.setup_ms.is_some_and(|ms| ms > 0.0), "{s:?}");
+    assert!(s.ike_sent >= 4, "{s:?}");
+    assert!(ipsec_trace::cleartext_between(&packets, a.ip, c.ip).is_empty());
+
+    let report = chain.close();
+    assert!(report.failures.is_empty(), "{report:?}");
+    let left: Vec<String> = lab_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&format!("{PREFIX}{tag}")))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
+    assert!(mounts_under(dir.path()).is_empty());
+}
