@@ -67,6 +67,17 @@ fn mounts_under(dir: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Control groups of the run with tag `tag`, in either cgroup layout.
+fn groups_of(tag: &str) -> Vec<String> {
+    ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup"]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|rd| rd.flatten())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&format!("{PREFIX}{tag}")))
+        .collect()
+}
+
 fn quick_settings() -> ChainSettings {
     ChainSettings {
         babel: BabelSettings { hello_s: 0.5 },
@@ -92,6 +103,16 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
         SecureChain::create(quick_settings(), Some(dir.path()), Some(&setup_pcap), None).unwrap();
     let tag = chain.net().tag().to_string();
     assert!(chain.convergence() > Duration::ZERO);
+    if chain.node_groups() {
+        assert_eq!(groups_of(&tag).len(), 3, "{:?}", groups_of(&tag));
+        // Each end's charon runs in its node's group.
+        for i in [0, 2] {
+            let pid = chain.charon_pid(i).unwrap();
+            let cg = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap();
+            let want = format!("{PREFIX}{tag}-{}", chain.node(i).name);
+            assert!(cg.contains(&want), "{cg}");
+        }
+    }
     let (a, c) = (chain.initiator(), chain.responder());
     let b_mac = chain.node(1).addr;
 
@@ -111,7 +132,7 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
         .use_suite(&IkeSuite::ikev2_gcm(), Mode::Tunnel)
         .unwrap();
     let pcap = dir.path().join("channel.pcap");
-    chain.restart_medium(Some(&pcap)).unwrap();
+    chain.switch_medium(Some(&pcap)).unwrap();
     let e = chain
         .establish(Duration::from_millis(5), Duration::from_secs(20))
         .unwrap();
@@ -124,8 +145,8 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     );
     let ping = chain.ping(0, c.ip, 3, "ping-a-c").unwrap();
     assert_eq!(ping.received, 3, "{ping:?}");
-    chain.teardown().unwrap();
-    let outcome = chain.stop_medium().unwrap();
+    chain.teardown(Duration::from_secs(30)).unwrap();
+    let outcome = chain.switch_medium(None).unwrap().unwrap();
     assert!(outcome.medium.pcap_records > 0);
 
     // tshark's view of the capture.
@@ -181,4 +202,5 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     assert!(left.is_empty(), "{left:?}");
     assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
     assert!(mounts_under(dir.path()).is_empty());
+    assert!(groups_of(&tag).is_empty(), "{:?}", groups_of(&tag));
 }

@@ -16,6 +16,8 @@ pub mod attacks;
 pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
+#[cfg(target_os = "linux")]
+pub mod multihop;
 pub mod overhead;
 #[cfg(target_os = "linux")]
 pub mod overhead_live;
@@ -67,6 +69,12 @@ between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20
         name: "congestion",
         summary: "1, 2 and 4 802.11n clients fetching 320 KB over TCP through a 100 Mb/s wired \
 bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdown, beside seed 000",
+    },
+    ExperimentInfo {
+        name: "multihop",
+        summary: "IPsec setup time (strongSwan, IKEv1 3DES and IKEv2) between the ends of a \
+babeld-routed 802.11b ad hoc chain, with a streaming load on the relay or the receiver at nice \
+-20 to 19, beside seed 004's Figures 8 and 9",
     },
     ExperimentInfo {
         name: "attacks",
@@ -613,6 +621,12 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
         "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
         "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
+        #[cfg(target_os = "linux")]
+        "multihop" => Ok(Box::new(multihop::Multihop::new(opts)?)),
+        #[cfg(not(target_os = "linux"))]
+        "multihop" => Err(ExperimentError(
+            "multihop runs live only, in Linux network namespaces".into(),
+        )),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
@@ -622,7 +636,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
 /// Why experiment `name` cannot run live (`None`: it can).
 pub fn not_live(name: &str) -> Option<&'static str> {
     match name {
-        "overhead" => None,
+        "overhead" | "multihop" => None,
         "saturation" => Some(
             "its stations are saturated frame sources inside the simulator, with no IP stack; \
 for a saturated live link use 'wisec bench live'",
@@ -643,6 +657,21 @@ shaped wired bottleneck yet",
 'wisec attack run' runs the attacks against the protocol cores",
         ),
         _ => Some("no such experiment"),
+    }
+}
+
+/// Whether experiment `name` runs only live (real programs in network
+/// namespaces, no simulated version).
+pub fn live_only(name: &str) -> bool {
+    name == "multihop"
+}
+
+/// The programs a live run of experiment `name` needs, checked before
+/// anything starts (an experiment may check more of its own).
+pub fn live_programs(name: &str) -> &'static [&'static str] {
+    match name {
+        "multihop" => &["ip", "babeld", "charon", "swanctl", "openssl", "nft"],
+        _ => &["ip", "iperf3", "ping"],
     }
 }
 

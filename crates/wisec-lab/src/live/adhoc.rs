@@ -273,6 +273,8 @@ pub struct AdhocOutcome {
     pub channel: ChannelStats,
     /// The channel capture, if one was written.
     pub pcap: Option<PathBuf>,
+    /// The medium's thread ran under SCHED_FIFO.
+    pub realtime: bool,
 }
 
 type MediumResult = std::result::Result<
@@ -292,6 +294,7 @@ pub struct LiveAdhoc {
     config: AdhocConfig,
     taps: Option<Vec<tappers::linux::Tap>>,
     running: Option<Running>,
+    realtime: bool,
 }
 
 impl std::fmt::Debug for LiveAdhoc {
@@ -321,6 +324,7 @@ impl LiveAdhoc {
             config,
             taps: Some(taps),
             running: None,
+            realtime: false,
         })
     }
 
@@ -344,6 +348,18 @@ impl LiveAdhoc {
         self.net.netns(name)
     }
 
+    /// Runs the medium's thread, whenever it starts, under the real-time
+    /// scheduling policy SCHED_FIFO at the lowest priority (`chrt -f -p
+    /// 1`), ahead of every ordinary process: the medium is the air, not a
+    /// program of any node, and keeps real time on a busy machine. It needs
+    /// a small part of one CPU; the kernel's real-time throttling keeps a
+    /// share for everything else in any case. Where the policy cannot be
+    /// set, the medium runs as an ordinary thread
+    /// ([`AdhocOutcome::realtime`] says which).
+    pub fn set_realtime(&mut self, on: bool) {
+        self.realtime = on;
+    }
+
     /// Whether the medium runs.
     pub fn running(&self) -> bool {
         self.running.is_some()
@@ -364,6 +380,7 @@ impl LiveAdhoc {
         let cfg = self.config.clone();
         let st = Arc::clone(&stop);
         let pcap = pcap.map(Path::to_path_buf);
+        let realtime = self.realtime;
         let thread = std::thread::Builder::new()
             .name("wisec-medium".into())
             .spawn(move || {
@@ -371,7 +388,11 @@ impl LiveAdhoc {
                     // Best effort: a machine with fewer CPUs runs it anywhere.
                     let _ = pin_thread(c);
                 }
-                run_chain(&cfg, taps, pcap, &st)
+                let rt = realtime && make_realtime().is_ok();
+                run_chain(&cfg, taps, pcap, &st).map(|(mut o, t)| {
+                    o.realtime = rt;
+                    (o, t)
+                })
             })
             .map_err(|e| LiveError::io("starting the medium's thread", e))?;
         self.running = Some(Running { stop, thread });
@@ -417,6 +438,13 @@ impl Drop for LiveAdhoc {
             let _ = r.thread.join();
         }
     }
+}
+
+/// Puts the calling thread under SCHED_FIFO at priority 1 (`chrt`).
+fn make_realtime() -> Result<()> {
+    let chrt = super::sys::find_program("chrt")?;
+    let tid = nix::unistd::gettid().to_string();
+    super::sys::run(std::process::Command::new(chrt).args(["-f", "-p", "1", &tid])).map(drop)
 }
 
 /// Pins the calling thread to CPU `cpu`.
@@ -549,6 +577,7 @@ fn run_chain(
         channel: sim.channel_stats(channel).unwrap_or_default(),
         pcap,
         medium: report,
+        realtime: false,
     };
     match outcome.medium.device_error.clone() {
         Some(e) => Err((LiveError::Config(e), give_back(devices))),

@@ -40,6 +40,10 @@ use std::time::{Duration, Instant};
 
 /// The connection's name in swanctl.conf (and its CHILD_SA's).
 pub const CONN: &str = "e2e";
+/// How long a control command (load, list, terminate) may wait for
+/// charon: one starved by a load of higher priority on its CPU answers
+/// over vici only when it gets the CPU, which can take tens of seconds.
+const CONTROL_TIMEOUT: Duration = Duration::from_secs(180);
 /// The firewall mark of charon's own packets.
 pub const FWMARK: u32 = 0x5ec;
 /// Mounts the node's folder (`$0`) on /run in the mount namespace the
@@ -267,7 +271,7 @@ charon {{\n\
             default = 1\n\
             ike = 2\n\
             knl = 1\n\
-            esp = 0\n\
+            esp = 1\n\
         }}\n\
     }}\n\
     syslog {{\n\
@@ -479,7 +483,7 @@ impl Charon {
             net,
             &["--load-all", "--noprompt"],
             &format!("swanctl-{}-load", self.node),
-            Duration::from_secs(15),
+            CONTROL_TIMEOUT,
         )?;
         if !out.contains("successfully loaded 1 connections") {
             return Err(LiveError::Command {
@@ -502,17 +506,23 @@ impl Charon {
         )
     }
 
-    /// Deletes the IKE SA (and its CHILD_SAs) if there is one.
-    pub fn terminate(&self, net: &mut LiveNet) -> Result<()> {
+    /// Deletes the IKE SA (and its CHILD_SAs) if there is one: sends the
+    /// peer a DELETE and, with `force`, forgets the SA at once instead of
+    /// waiting for the peer's answer (swanctl's `--force`).
+    pub fn terminate(&self, net: &mut LiveNet, force: bool) -> Result<()> {
         if self.list_sas(net)?.trim().is_empty() {
             return Ok(());
+        }
+        let mut args = vec!["--terminate", "--ike", CONN, "--timeout", "10"];
+        if force {
+            args.push("--force");
         }
         // "no matching SAs": the peer deleted it meanwhile.
         let _ = self.swanctl(
             net,
-            &["--terminate", "--ike", CONN, "--timeout", "10"],
+            &args,
             &format!("swanctl-{}-terminate", self.node),
-            Duration::from_secs(15),
+            CONTROL_TIMEOUT,
         );
         Ok(())
     }
@@ -523,7 +533,7 @@ impl Charon {
             net,
             &["--list-sas", "--noblock"],
             &format!("swanctl-{}-list", self.node),
-            Duration::from_secs(10),
+            CONTROL_TIMEOUT,
         )
     }
 
@@ -533,7 +543,7 @@ impl Charon {
             net,
             &["--list-algs"],
             &format!("swanctl-{}-algs", self.node),
-            Duration::from_secs(10),
+            CONTROL_TIMEOUT,
         )
     }
 

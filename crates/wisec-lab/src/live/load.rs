@@ -9,7 +9,10 @@
 //! initiator through the network, single-threaded: when the encoder needs
 //! more than its CPU gives it, it falls behind real time and keeps that
 //! CPU busy, as a live encoder on a single-core laptop does. The plain
-//! load is a shell busy loop. The RTP stream is received by a socket of
+//! load is a shell busy loop. A load runs in a process group of its own
+//! (the streaming one as a shell that starts ffmpeg again if it ends);
+//! what it got from the scheduler is summed over the group
+//! ([`super::sched::SchedStat::of_group`]). The RTP stream is received by a socket of
 //! the wisec process in the destination's namespace ([`UdpSink`]), so
 //! that it ends at a real socket and no ICMP port-unreachable answers it.
 
@@ -53,7 +56,7 @@ impl LoadKind {
     /// The programs it runs.
     pub fn programs(self) -> &'static [&'static str] {
         match self {
-            LoadKind::Stream => &["ffmpeg"],
+            LoadKind::Stream => &["ffmpeg", "sh"],
             LoadKind::Cpu => &["sh"],
         }
     }
@@ -182,6 +185,11 @@ impl StreamSettings {
 
 /// The busy loop of [`LoadKind::Cpu`].
 const BUSY_LOOP: &str = "while :; do :; done";
+/// Runs the streaming pipeline (`$@`) again whenever it ends: ffmpeg
+/// gives up on a send error (a relay's or the receiver's route gone for a
+/// moment, as when a load starves the node's routing daemon), where a
+/// streaming server would go on sending.
+const KEEP_STREAMING: &str = "while :; do \"$@\"; sleep 0.2; done";
 
 /// Starts a load of `kind` on `node` (in `ns`) behind `prefix` (CPU pin
 /// and nice level, [`super::sched::wrap`]); a stream goes to `dest`. Its
@@ -199,10 +207,14 @@ pub fn start(
         LoadKind::Stream => {
             stream.validate()?;
             let sdp = net.run_dir().join(format!("stream-{node}.sdp"));
-            (
-                find_program("ffmpeg")?,
-                stream.ffmpeg_args(dest, &sdp.display().to_string()),
-            )
+            let mut args = vec![
+                "-c".to_string(),
+                KEEP_STREAMING.to_string(),
+                "sh".to_string(),
+                find_program("ffmpeg")?.display().to_string(),
+            ];
+            args.extend(stream.ffmpeg_args(dest, &sdp.display().to_string()));
+            (find_program("sh")?, args)
         }
         LoadKind::Cpu => (
             find_program("sh")?,

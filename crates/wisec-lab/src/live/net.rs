@@ -675,6 +675,12 @@ pub fn lab_namespaces() -> Vec<String> {
     v
 }
 
+/// Whether the run that made `name` (a namespace, or anything else named
+/// `wisec-TAG-…`) still runs.
+pub fn tag_alive(name: &str) -> bool {
+    owner_alive(name)
+}
+
 /// Whether the run that made namespace `name` still runs: its tag's
 /// process exists and started when the tag says.
 fn owner_alive(name: &str) -> bool {

@@ -30,7 +30,7 @@ use super::babel::{self, BabelSettings};
 use super::ipsec::{self, Charon, IkeSuite, KeyType, Mode, FWMARK};
 use super::load::{self, LoadKind, Probe, ProbeResult, StreamSettings, UdpSink};
 use super::net::{LiveNet, Netns, ProcId};
-use super::sched::{self, SchedStat};
+use super::sched::{self, CpuGroups, SchedStat};
 use super::sys::{find_program, LiveError, Result};
 use crate::ipsec_trace::End;
 use std::net::Ipv4Addr;
@@ -68,6 +68,8 @@ pub struct ChainSettings {
     pub seed: u64,
     /// How long babeld may take to converge.
     pub converge_timeout: Duration,
+    /// The medium's thread under SCHED_FIFO ([`LiveAdhoc::set_realtime`]).
+    pub medium_realtime: bool,
 }
 
 impl Default for ChainSettings {
@@ -87,6 +89,7 @@ impl Default for ChainSettings {
             pin: true,
             seed: 1,
             converge_timeout: Duration::from_secs(60),
+            medium_realtime: true,
         }
     }
 }
@@ -162,17 +165,23 @@ pub struct Establishment {
 
 /// Seed 004's network, live.
 pub struct SecureChain {
+    // Dropped in this order: the sink's socket, the network (which stops
+    // every program), then the programs' control groups.
+    sink: Option<UdpSink>,
     adhoc: LiveAdhoc,
     settings: ChainSettings,
     babeld: Vec<(ProcId, u32)>,
     charons: Vec<Charon>,
     convergence: Duration,
     load: Option<RunningLoad>,
-    sink: Option<UdpSink>,
     stream: StreamSettings,
     cpus: Vec<Option<usize>>,
     medium_cpu: Option<usize>,
     suite: Option<(IkeSuite, Mode)>,
+    /// Each node's control group (its `cgroup.procs`), if the machine
+    /// lets the run make them.
+    node_groups: Vec<Option<PathBuf>>,
+    groups: CpuGroups,
 }
 
 impl std::fmt::Debug for SecureChain {
@@ -209,19 +218,31 @@ impl SecureChain {
         if let Some(f) = interrupt {
             adhoc.net_mut().set_interrupt(f);
         }
+        sched::remove_leftover_groups();
+        let mut groups = CpuGroups::new();
+        let mut node_groups = Vec::new();
+        for n in &adhoc.config().nodes {
+            let ns = adhoc
+                .netns(&n.name)
+                .ok_or_else(|| LiveError::Config(format!("no namespace for {}", n.name)))?;
+            node_groups.push(groups.create(&ns.name)?);
+        }
+        adhoc.set_realtime(settings.medium_realtime);
         let n = settings.nodes;
         let mut chain = SecureChain {
+            sink: None,
             adhoc,
             settings,
             babeld: Vec::new(),
             charons: Vec::new(),
             convergence: Duration::ZERO,
             load: None,
-            sink: None,
             stream: StreamSettings::default(),
             cpus: vec![None; n],
             medium_cpu: None,
             suite: None,
+            node_groups,
+            groups,
         };
         chain.cpus = chain.placement(Some(n - 1));
         chain.medium_cpu = chain.cpus[0];
@@ -245,6 +266,7 @@ impl SecureChain {
                 &prefix,
             )?;
             let pid = self.adhoc.net().pid(id).unwrap_or(0);
+            self.adopt(i, pid)?;
             self.babeld.push((id, pid));
         }
         // Every node has a route to every node it cannot hear.
@@ -281,6 +303,7 @@ impl SecureChain {
                 &pki,
                 &prefix,
             )?;
+            self.adopt(i, ch.pid)?;
             self.charons.push(ch);
         }
         // The initiator sends nothing to the responder in the clear.
@@ -309,6 +332,15 @@ table inet wisec_ipsec {{\n\
             Duration::from_secs(10),
         )?;
         Ok(())
+    }
+
+    /// Moves a program just started on node `i` into the node's control
+    /// group, if there are node groups.
+    fn adopt(&self, i: usize, pid: u32) -> Result<()> {
+        match self.node_groups.get(i).and_then(Option::as_deref) {
+            Some(procs) if pid != 0 => CpuGroups::adopt(procs, pid),
+            _ => Ok(()),
+        }
     }
 
     /// Where each node's programs run when node `busy` (if any) carries
@@ -434,7 +466,7 @@ table inet wisec_ipsec {{\n\
         if self.suite.as_ref() == Some(&(suite.clone(), mode)) {
             return Ok(());
         }
-        self.teardown()?;
+        self.teardown(Duration::from_secs(60))?;
         for c in self.charons.clone() {
             c.load(self.adhoc.net_mut(), suite, mode)?;
         }
@@ -459,23 +491,26 @@ table inet wisec_ipsec {{\n\
             .map(|c| c.log(self.net()).len())
             .collect();
         let e = self.establish(Duration::from_millis(20), Duration::from_secs(20))?;
-        self.teardown()?;
+        self.teardown(Duration::from_secs(60))?;
         if e.established {
             return Ok((Mode::Transport, None));
         }
         let mut why: Vec<String> = Vec::new();
         for (c, from) in self.charons.iter().zip(before) {
             let log = c.log(self.net());
-            for l in log.get(from..).unwrap_or("").lines() {
-                if l.contains("unsupported mode")
-                    || l.contains("failed to create SAD entry")
-                    || l.contains("unable to install")
-                {
-                    why.push(format!("{}: {}", c.node, l.trim()));
-                }
+            let new = log.get(from..).unwrap_or("");
+            // The most telling line first: kernel-libipsec's own word.
+            let line = [
+                "unsupported mode",
+                "failed to create SAD entry",
+                "unable to install",
+            ]
+            .iter()
+            .find_map(|k| new.lines().find(|l| l.contains(k)));
+            if let Some(l) = line {
+                why.push(format!("{}: {}", c.node, l.trim()));
             }
         }
-        why.dedup();
         let why = if why.is_empty() {
             format!("swanctl --initiate: {}", e.output)
         } else {
@@ -526,16 +561,30 @@ table inet wisec_ipsec {{\n\
         })
     }
 
-    /// Closes the secure connection, if any, and waits (up to 5 s) until
-    /// the responder has forgotten it too.
-    pub fn teardown(&mut self) -> Result<()> {
+    /// Closes the secure connection, if any: the initiator sends its
+    /// DELETE and forgets the SA; the responder gets a moment to act on
+    /// the DELETE, then is told to forget the SA too. Waits up to
+    /// `timeout` until the responder has none (a responder starved by a
+    /// load takes long); an error after that.
+    pub fn teardown(&mut self, timeout: Duration) -> Result<()> {
         let (a, c) = (self.charons[0].clone(), self.charons[1].clone());
-        a.terminate(self.adhoc.net_mut())?;
-        let deadline = Instant::now() + Duration::from_secs(5);
+        a.terminate(self.adhoc.net_mut(), true)?;
+        let t0 = Instant::now();
+        let mut forced = false;
         while !c.list_sas(self.adhoc.net_mut())?.trim().is_empty() {
-            if Instant::now() >= deadline {
-                c.terminate(self.adhoc.net_mut())?;
-                break;
+            if self.net().interrupted() {
+                return Err(LiveError::Interrupted);
+            }
+            if !forced && t0.elapsed() >= Duration::from_secs(2) {
+                c.terminate(self.adhoc.net_mut(), true)?;
+                forced = true;
+            }
+            if t0.elapsed() >= timeout {
+                return Err(LiveError::Config(format!(
+                    "the responder {} still holds the IKE SA {} s after the initiator closed it",
+                    c.node,
+                    timeout.as_secs_f64()
+                )));
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -574,6 +623,7 @@ table inet wisec_ipsec {{\n\
             &prefix,
         )?;
         let pid = self.adhoc.net().pid(proc).unwrap_or(0);
+        self.adopt(node, pid)?;
         self.load = Some(RunningLoad {
             node,
             kind,
@@ -619,7 +669,13 @@ table inet wisec_ipsec {{\n\
         self.sink.as_ref().map_or((0, 0), UdpSink::counts)
     }
 
-    /// What the scheduler gave the load and each charon so far.
+    /// The CPU seconds the load has used so far (its process group, with
+    /// the programs of it that have ended).
+    pub fn load_cpu_s(&self) -> Option<f64> {
+        self.load.as_ref().map(|l| sched::group_cpu_s(l.pid))
+    }
+
+    /// What the scheduler gave the load's leader and each charon so far.
     pub fn sched(&self) -> (Option<SchedStat>, SchedStat, SchedStat) {
         (
             self.load.as_ref().map(|l| SchedStat::of(l.pid)),
@@ -628,9 +684,13 @@ table inet wisec_ipsec {{\n\
         )
     }
 
-    /// Restarts the medium with its capture in `pcap`; what the previous
-    /// run measured.
-    pub fn restart_medium(&mut self, pcap: Option<&Path>) -> Result<Option<AdhocOutcome>> {
+    /// Starts the medium anew with its channel capture in `pcap` (or
+    /// none); what the previous medium run measured. The medium stops for
+    /// the moment it takes to start the next simulator: frames that arrive
+    /// from the nodes meanwhile wait in their TAP devices, and only what
+    /// was inside the old simulator (a frame or two in a MAC) is lost, so
+    /// routing and neighbour entries live on as with a continuous channel.
+    pub fn switch_medium(&mut self, pcap: Option<&Path>) -> Result<Option<AdhocOutcome>> {
         let before = if self.adhoc.running() {
             Some(self.adhoc.stop()?)
         } else {
@@ -638,11 +698,6 @@ table inet wisec_ipsec {{\n\
         };
         self.adhoc.start(pcap, self.medium_cpu)?;
         Ok(before)
-    }
-
-    /// Stops the medium; what it measured.
-    pub fn stop_medium(&mut self) -> Result<AdhocOutcome> {
-        self.adhoc.stop()
     }
 
     /// The run directory.
@@ -670,10 +725,25 @@ table inet wisec_ipsec {{\n\
         )
     }
 
+    /// Whether babeld has given node `from` a route to `dest` (now).
+    pub fn has_route(&self, from: usize, dest: Ipv4Addr) -> Result<bool> {
+        let ns = self.ns(from)?;
+        Ok(babel::routes(self.net(), &ns)?
+            .iter()
+            .any(|r| r.dst == dest))
+    }
+
+    /// Whether each node's programs run in a control group of their own.
+    pub fn node_groups(&self) -> bool {
+        self.groups.available()
+    }
+
     /// Stops everything and removes what the run created.
     pub fn close(mut self) -> super::net::CleanupReport {
         self.stop_load();
         self.sink = None;
-        self.adhoc.close()
+        let mut r = self.adhoc.close();
+        r.failures.extend(self.groups.remove_all());
+        r
     }
 }
