@@ -12,12 +12,17 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
+use wisec_lab::cost::Calibration;
+use wisec_lab::experiment::{self, RunOptions, Value};
 use wisec_lab::ipsec_trace;
 use wisec_lab::live::babel::BabelSettings;
 use wisec_lab::live::ipsec::{IkeSuite, KeyType, Mode};
 use wisec_lab::live::net::{lab_namespaces, PREFIX};
 use wisec_lab::live::secure_chain::{ChainSettings, SecureChain};
+use wisec_lab::output::{self, RunSettings, Status};
 use wisec_lab::pcap::read_radiotap;
+use wisec_lab::progress::ProgressMode;
+use wisec_lab::scenario::CaptureMode;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -203,4 +208,101 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     assert!(processes_mentioning(&dir.path().display().to_string()).is_empty());
     assert!(mounts_under(dir.path()).is_empty());
     assert!(groups_of(&tag).is_empty(), "{:?}", groups_of(&tag));
+}
+
+/// `multihop` through the lab's runner: a two-point sweep of the stream
+/// load on the receiver at nice -20 and 19 with IKEv1 (main and quick
+/// mode, 3DES) returns a setup time for each point and a report that says
+/// what ran; afterwards nothing of the run remains.
+#[test]
+fn a_two_point_sweep_on_the_receiver_with_ikev1() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let set = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let opts = RunOptions {
+        seed: 3,
+        trials: Some(1),
+        quick: false,
+        live: true,
+        overrides: vec![
+            set("ike", "ikev1"),
+            set("load_on", "receiver"),
+            set("nice", "-20,19"),
+            set("baseline", "false"),
+            set("hello", "0.5"),
+            set("key", "ecdsa256"),
+            set("warmup", "0.5"),
+            set("stream_size", "320x240"),
+        ],
+    };
+    let exp = experiment::create("multihop", &opts).unwrap();
+    let cal = Calibration::nominal();
+    let settings = RunSettings {
+        out: Some(out.clone()),
+        calibration: &cal,
+        capture: CaptureMode::All,
+        plots: false,
+        scenario_toml: None,
+        scenario_name: "multihop-test".into(),
+        interrupt: None,
+        progress: ProgressMode::Quiet,
+    };
+    let outcome = output::run(exp.as_ref(), &settings).unwrap();
+    assert_eq!(outcome.status, Status::Complete, "{:?}", outcome.error);
+    assert_eq!(outcome.results.len(), 2);
+    let report = &outcome.report;
+    let connection = report
+        .tables
+        .iter()
+        .find(|t| t.name == "connection")
+        .unwrap();
+    let row = &connection.rows[0];
+    assert_eq!(row[0], Value::from("ikev1"));
+    if row[2] == Value::Bool(true) {
+        // IKEv1 ran: each point has its setup time, from the capture.
+        for r in &outcome.results {
+            assert_eq!(
+                r.metrics.get("established"),
+                Some(&Value::Bool(true)),
+                "{r:?}"
+            );
+            assert!(r.metric("setup_ms").is_some_and(|ms| ms > 0.0), "{r:?}");
+            // Main mode's six messages and quick mode's first two at least.
+            assert!(r.metric("ike_sent").is_some_and(|n| n >= 8.0), "{r:?}");
+            assert_eq!(r.metric("cleartext_from_initiator"), Some(0.0));
+        }
+        let mode = row[3].as_str().unwrap();
+        assert!(mode == "tunnel" || mode == "transport");
+        // tshark sees main mode (Identity Protection) and quick mode.
+        let pcap = out.join("channels/ikev1-receiver-n-20-t00-live.pcap");
+        let ex = tshark(&pcap, "isakmp", &["isakmp.exchangetype"]);
+        assert!(ex.iter().any(|e| e == "2"), "{ex:?}");
+        assert!(ex.iter().any(|e| e == "32"), "{ex:?}");
+    } else {
+        // Or the report says why not.
+        assert!(row[4].as_str().is_some_and(|w| !w.is_empty()), "{row:?}");
+    }
+    let fig9 = report.tables.iter().find(|t| t.name == "figure_9").unwrap();
+    assert_eq!(fig9.rows.len(), 2);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("Figure 9"), "{md}");
+    assert!(md.contains("babeld"), "{md}");
+    // The stream reached the initiator.
+    assert!(outcome.results.iter().any(|r| r
+        .metric("stream_kbps_at_initiator")
+        .is_some_and(|k| k > 0.0)));
+
+    drop(exp);
+    let me = format!("{PREFIX}{}-", std::process::id());
+    let left: Vec<String> = lab_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&me))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty());
+    assert!(mounts_under(&out).is_empty());
+    assert!(groups_of(&format!("{}", std::process::id())).is_empty());
 }

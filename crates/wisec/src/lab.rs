@@ -335,7 +335,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         {
             use wisec_lab::live::sys;
             sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
-            sys::require_programs(experiment::live_programs(exp.name()))
+            sys::require_programs(&exp.live_programs())
                 .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
         }
     }

@@ -602,6 +602,12 @@ pub trait Experiment {
     ) -> Result<TrialResult, ExperimentError>;
     /// The report over the finished trials (any subset of the plan).
     fn summarize(&self, results: &[TrialResult]) -> Report;
+    /// The programs a live run needs, checked (each missing one named with
+    /// its Debian package) before any trial starts: by default the live
+    /// lab's traffic tools.
+    fn live_programs(&self) -> Vec<&'static str> {
+        vec!["ip", "iperf3", "ping"]
+    }
 }
 
 /// The experiment `name` configured by `opts`, for the experiments that
@@ -664,15 +670,6 @@ shaped wired bottleneck yet",
 /// namespaces, no simulated version).
 pub fn live_only(name: &str) -> bool {
     name == "multihop"
-}
-
-/// The programs a live run of experiment `name` needs, checked before
-/// anything starts (an experiment may check more of its own).
-pub fn live_programs(name: &str) -> &'static [&'static str] {
-    match name {
-        "multihop" => &["ip", "babeld", "charon", "swanctl", "openssl", "nft"],
-        _ => &["ip", "iperf3", "ping"],
-    }
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and

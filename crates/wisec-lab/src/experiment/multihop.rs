@@ -143,18 +143,10 @@ fn live_err(e: LiveError) -> ExperimentError {
 }
 
 impl Multihop {
-    /// The experiment configured by `opts`, checking that every program
-    /// it runs is installed (before anything starts).
+    /// The experiment configured by `opts` (every parameter checked; the
+    /// programs are checked before the first trial creates anything, see
+    /// [`Multihop::check_programs`]).
     pub fn new(opts: &RunOptions) -> Result<Multihop, ExperimentError> {
-        Multihop::with_programs(opts, &|p| sys::find_program(p).map(drop))
-    }
-
-    /// [`Multihop::new`] with `find` telling whether a program is
-    /// installed (or the error naming its package).
-    pub fn with_programs(
-        opts: &RunOptions,
-        find: &dyn Fn(&str) -> Result<(), LiveError>,
-    ) -> Result<Multihop, ExperimentError> {
         if !opts.live {
             return Err(ExperimentError(
                 "multihop runs only live: real babeld and strongSwan in network namespaces over \
@@ -191,7 +183,7 @@ the lab's medium (root needed); run it with --live (its built-in scenario sets l
             let v = v.trim();
             let b = |x: &str| parse::<bool>(k, x, |_| true, "give true or false");
             match k.as_str() {
-                "nodes" => {
+                "chain" => {
                     m.chain.nodes = parse(
                         k,
                         v,
@@ -306,7 +298,7 @@ to 19 (lowest)"
                 }
                 _ => {
                     return Err(ExperimentError(format!(
-                        "{k}: multihop has no such parameter (it has nodes, reach, rate, rts, \
+                        "{k}: multihop has no such parameter (it has chain, reach, rate, rts, \
 beacons, hello, ike, mode, key, load, load_on, nice, baseline, charon_nice, pin, stream_size, \
 stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
                     )))
@@ -327,10 +319,19 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         m.chain
             .validate()
             .map_err(|e| ExperimentError(e.to_string()))?;
-        for p in required_programs(&[m.load]) {
+        Ok(m)
+    }
+
+    /// Checks with `find` that every program the run needs is installed;
+    /// the first missing one is the error, with its Debian package.
+    pub fn check_programs(
+        &self,
+        find: &dyn Fn(&str) -> Result<(), LiveError>,
+    ) -> Result<(), ExperimentError> {
+        for p in self.live_programs() {
             find(p).map_err(|e| ExperimentError(e.to_string()))?;
         }
-        Ok(m)
+        Ok(())
     }
 
     /// The load points: `None` is the no-load baseline.
@@ -360,6 +361,7 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         if g.is_some() {
             return Ok(());
         }
+        self.check_programs(&|p| sys::find_program(p).map(drop))?;
         let setup_pcap = env.work_dir.as_ref().map(|d| d.join("setup-channel.pcap"));
         if let Some(d) = &env.work_dir {
             std::fs::create_dir_all(d)
@@ -885,6 +887,10 @@ impl Experiment for Multihop {
         "multihop"
     }
 
+    fn live_programs(&self) -> Vec<&'static str> {
+        required_programs(&[self.load])
+    }
+
     fn description(&self) -> String {
         format!(
             "Seed 004 live: a {n}-node 802.11b ad hoc chain ({rate} Mb/s, {reach}) of network \
@@ -913,7 +919,7 @@ A's first IKE packet to A's first ESP packet on the channel capture; {trials} tr
     fn parameters(&self) -> Vec<Param> {
         let joined = |v: Vec<String>| Value::from(v.join(","));
         vec![
-            Param::new("nodes", self.chain.nodes, "nodes in the chain (A, relays, C)"),
+            Param::new("chain", self.chain.nodes, "nodes in the chain (A, relays, C)"),
             Param::new("reach", self.chain.reach.name(), "range: non-neighbours out of radio range; firewall: in range, dropped by nftables"),
             Param::new("rate", self.chain.mbps, "802.11b data rate, Mb/s"),
             Param::new("rts", self.chain.rts, "RTS/CTS before every data frame"),
@@ -1241,7 +1247,7 @@ mod tests {
 
     #[test]
     fn the_plan_covers_baseline_and_both_figures() {
-        let m = Multihop::with_programs(&opts(&[]), &all_installed).unwrap();
+        let m = Multihop::new(&opts(&[])).unwrap();
         let plan = m.plan();
         // (1 + 2 × 5) points × 2 suites × 10 trials.
         assert_eq!(plan.len(), 220);
@@ -1251,35 +1257,26 @@ mod tests {
         let labels: std::collections::BTreeSet<&str> =
             plan.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(labels.len(), plan.len());
-        let q = Multihop::with_programs(
-            &RunOptions {
-                quick: true,
-                ..opts(&[])
-            },
-            &all_installed,
-        )
+        let q = Multihop::new(&RunOptions {
+            quick: true,
+            ..opts(&[])
+        })
         .unwrap();
         assert_eq!(q.plan().len(), 6);
     }
 
     #[test]
     fn bad_input_is_refused_before_anything_starts() {
-        let e = |o: &[(&str, &str)]| {
-            Multihop::with_programs(&opts(o), &all_installed)
-                .unwrap_err()
-                .0
-        };
+        let e = |o: &[(&str, &str)]| Multihop::new(&opts(o)).unwrap_err().0;
         assert!(e(&[("nice", "-21,0")]).contains("-21 is not a nice level"));
         assert!(e(&[("nice", "20")]).contains("-20 (highest priority) to 19"));
-        assert!(e(&[("nodes", "2")]).contains("3 to 50 nodes"));
+        assert!(e(&[("chain", "2")]).contains("3 to 50 nodes"));
         assert!(e(&[("load_on", "sender")]).contains("load_on"));
         assert!(e(&[("ike", "ikev3")]).contains("ike"));
         assert!(e(&[("hello", "0")]).contains("hello"));
         assert!(e(&[("colour", "blue")]).contains("no such parameter"));
         assert!(e(&[("stream_preset", "fastest")]).contains("x264 has"));
-        let not_live = Multihop::with_programs(&RunOptions::default(), &all_installed)
-            .unwrap_err()
-            .0;
+        let not_live = Multihop::new(&RunOptions::default()).unwrap_err().0;
         assert!(not_live.contains("runs only live"), "{not_live}");
         // A missing daemon is named with its Debian package.
         let no_babeld = |p: &str| -> Result<(), LiveError> {
@@ -1292,9 +1289,9 @@ mod tests {
                 Ok(())
             }
         };
-        let e = Multihop::with_programs(&opts(&[]), &no_babeld)
-            .unwrap_err()
-            .0;
+        let m = Multihop::new(&opts(&[])).unwrap();
+        assert!(m.check_programs(&all_installed).is_ok());
+        let e = m.check_programs(&no_babeld).unwrap_err().0;
         assert!(
             e.contains("babeld is not installed (Debian package: babeld"),
             "{e}"
@@ -1309,9 +1306,10 @@ mod tests {
                 Ok(())
             }
         };
-        assert!(Multihop::with_programs(&opts(&[]), &no_ffmpeg).is_err());
+        assert!(m.check_programs(&no_ffmpeg).is_err());
         // The busy loop needs no ffmpeg.
-        assert!(Multihop::with_programs(&opts(&[("load", "cpu")]), &no_ffmpeg).is_ok());
+        let cpu = Multihop::new(&opts(&[("load", "cpu")])).unwrap();
+        assert!(cpu.check_programs(&no_ffmpeg).is_ok());
     }
 
     fn result(label: &str, ike: &str, on: &str, nice: Option<i64>, setup: f64) -> TrialResult {
@@ -1340,11 +1338,7 @@ mod tests {
     /// Figure 8's fail.
     #[test]
     fn verdicts_follow_the_measured_means() {
-        let m = Multihop::with_programs(
-            &opts(&[("ike", "ikev2"), ("nice", "-20,19")]),
-            &all_installed,
-        )
-        .unwrap();
+        let m = Multihop::new(&opts(&[("ike", "ikev2"), ("nice", "-20,19")])).unwrap();
         let mut rs = Vec::new();
         for (i, x) in [50.0, 52.0, 48.0].iter().enumerate() {
             rs.push(result(&format!("b{i}"), "ikev2", "none", None, *x));
