@@ -30,7 +30,9 @@
 //! address detection, no router solicitations). All of it is set inside
 //! the namespaces; the host's own is never touched.
 
-use super::medium::{self, Device, LiveCapture, MediumOptions, MediumReport};
+use super::medium::{
+    self, Device, LiveCapture, MediumOptions, MediumReport, MediumThread, ThreadResult,
+};
 use super::net::{LiveNet, Netns};
 use super::sys::{LiveError, Result};
 use crate::adhoc::{IbssConfig, IbssNode, IbssStats};
@@ -43,9 +45,8 @@ use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 use wisec_wire::MacAddr;
 
@@ -277,23 +278,18 @@ pub struct AdhocOutcome {
     pub realtime: bool,
 }
 
-type MediumResult = std::result::Result<
-    (AdhocOutcome, Vec<tappers::linux::Tap>),
-    (LiveError, Vec<tappers::linux::Tap>),
->;
-
-struct Running {
-    stop: Arc<AtomicBool>,
-    thread: JoinHandle<MediumResult>,
-}
+type Taps = Vec<tappers::linux::Tap>;
+type MediumResult = ThreadResult<AdhocOutcome, Taps>;
 
 /// A live ad hoc chain: its namespaces and devices, and the medium when it
 /// runs.
 pub struct LiveAdhoc {
+    // Dropped in this order: the medium (stopped and joined), the
+    // devices, then the network.
+    running: Option<MediumThread<AdhocOutcome, Taps>>,
+    taps: Option<Taps>,
     net: LiveNet,
     config: AdhocConfig,
-    taps: Option<Vec<tappers::linux::Tap>>,
-    running: Option<Running>,
     realtime: bool,
 }
 
@@ -376,26 +372,20 @@ impl LiveAdhoc {
             .taps
             .take()
             .ok_or_else(|| LiveError::Config("the chain lost its devices".into()))?;
-        let stop = Arc::new(AtomicBool::new(false));
         let cfg = self.config.clone();
-        let st = Arc::clone(&stop);
         let pcap = pcap.map(Path::to_path_buf);
         let realtime = self.realtime;
-        let thread = std::thread::Builder::new()
-            .name("wisec-medium".into())
-            .spawn(move || {
-                if let Some(c) = cpu {
-                    // Best effort: a machine with fewer CPUs runs it anywhere.
-                    let _ = pin_thread(c);
-                }
-                let rt = realtime && make_realtime().is_ok();
-                run_chain(&cfg, taps, pcap, &st).map(|(mut o, t)| {
-                    o.realtime = rt;
-                    (o, t)
-                })
+        self.running = Some(MediumThread::spawn(move |stop| {
+            if let Some(c) = cpu {
+                // Best effort: a machine with fewer CPUs runs it anywhere.
+                let _ = pin_thread(c);
+            }
+            let rt = realtime && make_realtime().is_ok();
+            run_chain(&cfg, taps, pcap, &stop).map(|(mut o, t)| {
+                o.realtime = rt;
+                (o, t)
             })
-            .map_err(|e| LiveError::io("starting the medium's thread", e))?;
-        self.running = Some(Running { stop, thread });
+        })?);
         Ok(())
     }
 
@@ -406,17 +396,15 @@ impl LiveAdhoc {
             .running
             .take()
             .ok_or_else(|| LiveError::Config("the medium does not run".into()))?;
-        r.stop.store(true, Ordering::SeqCst);
-        match r.thread.join() {
-            Ok(Ok((outcome, taps))) => {
+        match r.stop() {
+            Ok((outcome, taps)) => {
                 self.taps = Some(taps);
                 Ok(outcome)
             }
-            Ok(Err((e, taps))) => {
-                self.taps = Some(taps);
+            Err((e, taps)) => {
+                self.taps = taps;
                 Err(e)
             }
-            Err(_) => Err(LiveError::Config("the medium's thread panicked".into())),
         }
     }
 
@@ -428,15 +416,6 @@ impl LiveAdhoc {
         }
         self.taps = None;
         self.net.cleanup()
-    }
-}
-
-impl Drop for LiveAdhoc {
-    fn drop(&mut self) {
-        if let Some(r) = self.running.take() {
-            r.stop.store(true, Ordering::SeqCst);
-            let _ = r.thread.join();
-        }
     }
 }
 
@@ -499,7 +478,7 @@ fn build(net: &mut LiveNet, c: &AdhocConfig) -> Result<Vec<tappers::linux::Tap>>
 /// The medium thread: builds the simulator, runs it, reads the results.
 fn run_chain(
     c: &AdhocConfig,
-    taps: Vec<tappers::linux::Tap>,
+    taps: Taps,
     pcap: Option<PathBuf>,
     stop: &Arc<AtomicBool>,
 ) -> MediumResult {
