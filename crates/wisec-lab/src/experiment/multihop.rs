@@ -80,6 +80,17 @@ impl Target {
     }
 }
 
+/// One point of a figure: where the load goes (and so which node has CPU
+/// 1 to itself) and its nice level, `None` for the no-load reference of
+/// that figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadPoint {
+    /// The figure's loaded node.
+    pub target: Target,
+    /// The load's nice level; `None`: no load.
+    pub nice: Option<i32>,
+}
+
 /// The mode of the CHILD_SA.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ModeChoice {
@@ -113,9 +124,8 @@ pub struct Multihop {
 #[derive(Debug, Default)]
 struct LiveState {
     chain: RefCell<Option<SecureChain>>,
-    /// The load point that runs: `None` before the first trial,
-    /// `Some(None)` with no load.
-    load_point: RefCell<Option<Option<(Target, i32)>>>,
+    /// The load point that runs (`None` before the first trial).
+    load_point: RefCell<Option<LoadPoint>>,
     /// Per IKE suite: the mode, and why not transport.
     modes: RefCell<BTreeMap<&'static str, (Mode, Option<String>)>>,
     /// Per IKE suite: why charon cannot run it (`None`: it can).
@@ -334,15 +344,27 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         Ok(())
     }
 
-    /// The load points: `None` is the no-load baseline.
-    fn points(&self) -> Vec<Option<(Target, i32)>> {
+    /// The load points: each figure's no-load reference (if `baseline`),
+    /// then its nice levels. Without figures, the reference alone, with
+    /// the receiver's placement.
+    fn points(&self) -> Vec<LoadPoint> {
         let mut v = Vec::new();
-        if self.baseline {
-            v.push(None);
-        }
-        for t in &self.targets {
-            for n in &self.nices {
-                v.push(Some((*t, *n)));
+        let targets = if self.targets.is_empty() {
+            vec![Target::Receiver]
+        } else {
+            self.targets.clone()
+        };
+        for target in targets {
+            if self.baseline {
+                v.push(LoadPoint { target, nice: None });
+            }
+            if self.targets.contains(&target) {
+                for n in &self.nices {
+                    v.push(LoadPoint {
+                        target,
+                        nice: Some(*n),
+                    });
+                }
             }
         }
         v
@@ -413,11 +435,12 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         Ok(Some(mode))
     }
 
-    /// Starts the load of `point` if another one runs.
+    /// Places the nodes and starts the load of `point`, unless that point
+    /// runs already.
     fn ensure_load(
         &self,
         chain: &mut SecureChain,
-        point: Option<(Target, i32)>,
+        point: LoadPoint,
         env: &TrialEnv<'_>,
     ) -> Result<(), ExperimentError> {
         let n = self.chain.nodes;
@@ -431,13 +454,12 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             return Ok(());
         }
         chain.stop_load();
-        // The loaded node alone on one CPU; with no load, the receiver
-        // (Figure 9's loaded node) there.
-        let busy = point.map_or(n - 1, |(t, _)| t.node(n));
+        // The figure's loaded node alone on one CPU, with or without load.
+        let busy = point.target.node(n);
         chain.place(Some(busy)).map_err(live_err)?;
-        if let Some((t, nice)) = point {
+        if let Some(nice) = point.nice {
             chain
-                .start_load(t.node(n), self.load, nice, &self.stream)
+                .start_load(busy, self.load, nice, &self.stream)
                 .map_err(live_err)?;
             let until = Instant::now() + Duration::from_secs_f64(self.warmup_s);
             while Instant::now() < until {
@@ -589,24 +611,26 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         let mut t = Table::new(
             &format!("figure_{fig}"),
             &format!(
-                "Figure {fig}: secure-connection setup time with the {} load on {who} (mean of the \
-trials used)",
+                "Figure {fig}: secure-connection setup time with the {} load on {who} (trials \
+used)",
                 self.load.name()
             ),
         )
         .column("ike", None)
         .column("load nice", None)
         .column("trials", None)
+        .column("not established", None)
         .column("used", None)
         .column("setup", Some("ms"))
         .column("sd", Some("ms"))
+        .column("median", Some("ms"))
         .column("min", Some("ms"))
         .column("max", Some("ms"))
         .column("IKE exchange", Some("ms"))
         .column("C charon waiting", Some("ms"))
         .column("load CPU", Some("%"))
-        .column("vs no load", Some("%"))
-        .column("differs", None)
+        .column("x no load", None)
+        .column("lab", None)
         .column(&format!("seed 004 (Fig. {fig})"), None);
         let mut plot = Plot {
             name: format!("figure_{fig}"),
@@ -619,28 +643,22 @@ trials used)",
         };
         for suite in &self.ikes {
             let ike = suite.name();
-            let base = Point::gather(results, ike, None);
+            let at = |nice| Point::gather(results, ike, LoadPoint { target, nice });
+            let base = at(None);
+            let base_mean = mean_sd(&base.setup).0;
             let mut series = Series {
                 label: label(suite),
                 points: Vec::new(),
                 errors: Some(Vec::new()),
             };
-            let rows: Vec<(Option<i32>, Point)> = std::iter::once((None, base.clone()))
+            let nices = std::iter::once(None)
                 .filter(|_| self.baseline)
-                .chain(
-                    self.nices
-                        .iter()
-                        .map(|n| (Some(*n), Point::gather(results, ike, Some((target, *n))))),
-                )
-                .collect();
-            for (nice, p) in rows {
+                .chain(self.nices.iter().map(|n| Some(*n)));
+            for nice in nices {
+                let p = at(nice);
                 let (mean, sd) = mean_sd(&p.setup);
-                let vs = (nice.is_some() && base.used() > 0 && p.used() > 0)
-                    .then(|| (mean / mean_sd(&base.setup).0 - 1.0) * 100.0);
-                let differs = match (nice, p.used() > 0 && base.used() > 0) {
-                    (Some(_), true) => Value::from(differs(&p.setup, &base.setup)),
-                    _ => Value::Null,
-                };
+                let ratio =
+                    (nice.is_some() && base.used() > 0 && p.used() > 0).then(|| mean / base_mean);
                 if let (Some(n), true) = (nice, p.used() > 0) {
                     series.points.push((f64::from(n), mean));
                     if let Some(e) = series.errors.as_mut() {
@@ -648,30 +666,33 @@ trials used)",
                     }
                 }
                 let fin = |x: f64| x.is_finite().then_some(x);
+                let mut sorted = p.setup.clone();
+                sorted.sort_by(f64::total_cmp);
                 t.push(vec![
                     ike.into(),
                     nice.map_or(Value::from("no load"), |n| Value::from(i64::from(n))),
                     p.trials.into(),
+                    p.failed.into(),
                     p.used().into(),
                     fin(mean).into(),
                     fin(sd).filter(|_| p.used() > 1).into(),
-                    fin(p.setup.iter().copied().fold(f64::INFINITY, f64::min)).into(),
-                    fin(p.setup.iter().copied().fold(f64::NEG_INFINITY, f64::max)).into(),
+                    median(&sorted).into(),
+                    sorted.first().copied().into(),
+                    sorted.last().copied().into(),
                     fin(mean_sd(&p.ike).0).into(),
                     fin(mean_sd(&p.wait).0).into(),
                     fin(mean_sd(&p.load_cpu).0 * 100.0).into(),
-                    vs.into(),
-                    differs,
+                    ratio.into(),
+                    ratio.map(class).into(),
                     seed_observation(target, nice).into(),
                 ]);
             }
-            if self.baseline && base.used() > 0 && !series.points.is_empty() {
-                let b = mean_sd(&base.setup).0;
+            if base.used() > 0 && !series.points.is_empty() {
                 let lo = self.nices.iter().min().copied().unwrap_or(-20);
                 let hi = self.nices.iter().max().copied().unwrap_or(19);
                 plot.series.push(Series {
                     label: format!("{}, no load", label(suite)),
-                    points: vec![(f64::from(lo), b), (f64::from(hi), b)],
+                    points: vec![(f64::from(lo), base_mean), (f64::from(hi), base_mean)],
                     errors: None,
                 });
             }
@@ -680,102 +701,86 @@ trials used)",
             }
         }
         t.notes.push(format!(
-            "\"differs\": the mean differs from the no-load mean by more than twice the standard \
-error of the difference and by more than {:.0} %. Trials are used when the CHILD_SA was \
-established and the medium's lag stayed within its bound.",
-            DIFF_FRACTION * 100.0
+            "Trials are used when the CHILD_SA was established within the timeout and the medium's \
+lag stayed within its bound; a point with trials not established took longer than its mean \
+says. \"x no load\": the mean over the mean of this figure's no-load trials (the same \
+placement of the nodes on the CPUs, without the load). \"lab\" puts that in the seed's words: \
+about the same below {ABOUT_THE_SAME}x, longer up to {LONG}x, long from {LONG}x."
         ));
         (t, plot)
     }
 
-    /// Whether the seed's conclusion holds, figure by figure, in words.
+    /// Whether the seed's conclusions hold, figure by figure, in words:
+    /// Figure 8's if no relay load takes the setup to twice its no-load
+    /// time or more; Figure 9's if every receiver load of higher priority
+    /// than charon's (a lower nice level) takes it there, and longer than
+    /// every load of lower priority, which stays below.
     fn verdicts(&self, results: &[TrialResult]) -> Vec<String> {
         let mut out = Vec::new();
         for suite in &self.ikes {
             let ike = suite.name();
-            let base = Point::gather(results, ike, None);
-            if base.used() == 0 {
-                continue;
-            }
-            let b = mean_sd(&base.setup).0;
-            let describe = |target: Target| -> Vec<(i32, f64, bool)> {
-                self.nices
+            for target in [Target::Relay, Target::Receiver] {
+                if !self.targets.contains(&target) {
+                    continue;
+                }
+                let at = |nice| Point::gather(results, ike, LoadPoint { target, nice });
+                let base = at(None);
+                if base.used() == 0 {
+                    continue;
+                }
+                let b = mean_sd(&base.setup).0;
+                let pts: Vec<(i32, f64)> = self
+                    .nices
                     .iter()
                     .filter_map(|n| {
-                        let p = Point::gather(results, ike, Some((target, *n)));
-                        (p.used() > 0).then(|| {
-                            let m = mean_sd(&p.setup).0;
-                            (*n, m, differs(&p.setup, &base.setup))
-                        })
+                        let p = at(Some(*n));
+                        (p.used() > 0).then(|| (*n, mean_sd(&p.setup).0))
                     })
-                    .collect()
-            };
-            if self.targets.contains(&Target::Relay) {
-                let pts = describe(Target::Relay);
-                if !pts.is_empty() {
-                    let moved: Vec<String> = pts
-                        .iter()
-                        .filter(|p| p.2)
-                        .map(|p| format!("nice {} ({:.1} ms)", p.0, p.1))
-                        .collect();
-                    out.push(if moved.is_empty() {
-                        format!(
-                            "{}: Figure 8's conclusion holds here: with the load on the relay the \
-setup time stays at the no-load {b:.1} ms at every nice level measured.",
-                            label(suite)
-                        )
-                    } else {
-                        format!(
-                            "{}: Figure 8's conclusion does not hold at {}: against {b:.1} ms \
-without load.",
-                            label(suite),
-                            moved.join(", ")
-                        )
-                    });
+                    .collect();
+                if pts.is_empty() {
+                    continue;
                 }
-            }
-            if self.targets.contains(&Target::Receiver) {
-                let pts = describe(Target::Receiver);
-                let above: Vec<&(i32, f64, bool)> = pts
-                    .iter()
-                    .filter(|p| p.0 < self.chain.charon_nice)
-                    .collect();
-                let below: Vec<&(i32, f64, bool)> = pts
-                    .iter()
-                    .filter(|p| p.0 > self.chain.charon_nice)
-                    .collect();
-                if !above.is_empty() && !below.is_empty() {
-                    let longer = above.iter().all(|p| p.2 && p.1 > b);
-                    let same = below.iter().all(|p| !p.2);
-                    let fmt = |v: &[&(i32, f64, bool)]| {
-                        v.iter()
-                            .map(|p| format!("{}: {:.1} ms", p.0, p.1))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    };
-                    out.push(format!(
-                        "{}: Figure 9's conclusion {}: loads of higher priority than charon's \
-nice {} give {} ({}), loads of lower priority {} ({}), against {b:.1} ms without load.",
-                        label(suite),
-                        if longer && same {
+                let fmt = |v: &[&(i32, f64)]| {
+                    v.iter()
+                        .map(|(n, m)| format!("nice {n}: {m:.1} ms (x{:.1})", m / b))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let all: Vec<&(i32, f64)> = pts.iter().collect();
+                match target {
+                    Target::Relay => {
+                        let holds = pts.iter().all(|(_, m)| m / b < ABOUT_THE_SAME);
+                        out.push(format!(
+                            "{}: Figure 8's conclusion {} here: with the load on the relay, {} \
+against {b:.1} ms without it.",
+                            label(suite),
+                            if holds { "holds" } else { "does not hold" },
+                            fmt(&all)
+                        ));
+                    }
+                    Target::Receiver => {
+                        let cn = self.chain.charon_nice;
+                        let above: Vec<&(i32, f64)> = pts.iter().filter(|p| p.0 < cn).collect();
+                        let below: Vec<&(i32, f64)> = pts.iter().filter(|p| p.0 > cn).collect();
+                        let slowest_below = below.iter().map(|p| p.1).fold(0.0, f64::max);
+                        let longer = above
+                            .iter()
+                            .all(|p| p.1 / b >= ABOUT_THE_SAME && p.1 > slowest_below);
+                        let same = below.iter().all(|p| p.1 / b < ABOUT_THE_SAME);
+                        let verdict = if above.is_empty() || below.is_empty() {
+                            "cannot be judged (it needs loads above and below charon's priority)"
+                        } else if longer && same {
                             "holds here"
                         } else {
                             "does not hold here"
-                        },
-                        self.chain.charon_nice,
-                        if longer {
-                            "longer setups"
-                        } else {
-                            "not all longer setups"
-                        },
-                        fmt(&above),
-                        if same {
-                            "about the same"
-                        } else {
-                            "not the same"
-                        },
-                        fmt(&below),
-                    ));
+                        };
+                        out.push(format!(
+                            "{}: Figure 9's conclusion {verdict}: against {b:.1} ms without load, \
+{}.",
+                            label(suite),
+                            fmt(&all)
+                        ));
+                    }
                 }
             }
         }
@@ -783,18 +788,31 @@ nice {} give {} ({}), loads of lower priority {} ({}), against {b:.1} ms without
     }
 }
 
-/// A difference smaller than this fraction of the no-load mean is no
-/// difference.
-const DIFF_FRACTION: f64 = 0.5;
+/// Below this multiple of the no-load setup time, a point is "about the
+/// same"; from [`LONG`] on, "long"; between, "longer".
+const ABOUT_THE_SAME: f64 = 2.0;
+/// See [`ABOUT_THE_SAME`].
+const LONG: f64 = 10.0;
 
-/// Whether `a`'s mean differs from `b`'s: by more than twice the
-/// standard error of the difference and by more than [`DIFF_FRACTION`]
-/// of `b`'s mean.
-fn differs(a: &[f64], b: &[f64]) -> bool {
-    let ((ma, sa), (mb, sb)) = (mean_sd(a), mean_sd(b));
-    let se = (sa * sa / a.len() as f64 + sb * sb / b.len() as f64).sqrt();
-    let d = (ma - mb).abs();
-    d > 2.0 * se && d > DIFF_FRACTION * mb
+/// A multiple of the no-load setup time in the seed's words.
+fn class(ratio: f64) -> &'static str {
+    if ratio < ABOUT_THE_SAME {
+        "about the same"
+    } else if ratio < LONG {
+        "longer"
+    } else {
+        "long"
+    }
+}
+
+/// The median of sorted values.
+fn median(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some((sorted[n / 2 - 1] + sorted[n / 2]) / 2.0),
+    }
 }
 
 fn label(s: &IkeSuite) -> String {
@@ -835,6 +853,8 @@ fn host_load() -> Option<f64> {
 #[derive(Debug, Clone, Default)]
 struct Point {
     trials: usize,
+    /// Trials whose CHILD_SA was not established within the timeout.
+    failed: usize,
     setup: Vec<f64>,
     ike: Vec<f64>,
     wait: Vec<f64>,
@@ -846,22 +866,19 @@ impl Point {
         self.setup.len()
     }
 
-    fn gather(results: &[TrialResult], ike: &str, point: Option<(Target, i32)>) -> Point {
+    fn gather(results: &[TrialResult], ike: &str, point: LoadPoint) -> Point {
         let mut p = Point::default();
         for r in results {
-            if text(&r.spec, "ike") != Some(ike) {
-                continue;
-            }
-            let on = text(&r.spec, "load_on").unwrap_or("none");
-            let nice = num(&r.spec, "nice");
-            let here = match point {
-                None => on == "none",
-                Some((t, n)) => on == t.name() && nice == Some(f64::from(n)),
-            };
+            let here = text(&r.spec, "ike") == Some(ike)
+                && text(&r.spec, "load_on") == Some(point.target.name())
+                && num(&r.spec, "nice") == point.nice.map(f64::from);
             if !here {
                 continue;
             }
             p.trials += 1;
+            if r.metrics.get("established") == Some(&Value::Bool(false)) {
+                p.failed += 1;
+            }
             if r.metrics.get("used") != Some(&Value::Bool(true)) {
                 continue;
             }
@@ -972,18 +989,20 @@ A's first IKE packet to A's first ESP packet on the channel capture; {trials} tr
             for suite in &self.ikes {
                 for t in 0..self.trials {
                     let ike = suite.name();
-                    let (on, nice) = match point {
-                        None => ("none", Value::Null),
-                        Some((tg, n)) => (tg.name(), Value::from(i64::from(n))),
-                    };
-                    let label = match point {
-                        None => format!("{ike}-noload-t{t:02}"),
-                        Some((tg, n)) => format!("{ike}-{}-n{n}-t{t:02}", tg.name()),
+                    let on = point.target.name();
+                    let label = match point.nice {
+                        None => format!("{ike}-{on}-noload-t{t:02}"),
+                        Some(n) => format!("{ike}-{on}-n{n}-t{t:02}"),
                     };
                     let mut params = BTreeMap::new();
                     params.insert("ike".to_string(), Value::from(ike));
                     params.insert("load_on".to_string(), Value::from(on));
-                    params.insert("nice".to_string(), nice);
+                    params.insert(
+                        "nice".to_string(),
+                        point
+                            .nice
+                            .map_or(Value::Null, |n| Value::from(i64::from(n))),
+                    );
                     params.insert("trial".to_string(), Value::from(t));
                     v.push(TrialSpec {
                         index: v.len(),
@@ -1012,13 +1031,11 @@ A's first IKE packet to A's first ESP packet on the channel capture; {trials} tr
         let suite = text(spec, "ike")
             .and_then(IkeSuite::from_name)
             .ok_or_else(|| bad_params(spec))?;
-        let point = match text(spec, "load_on") {
-            Some("none") => None,
-            Some(t) => Some((
-                Target::from_name(t).ok_or_else(|| bad_params(spec))?,
-                num(spec, "nice").ok_or_else(|| bad_params(spec))? as i32,
-            )),
-            None => return Err(bad_params(spec)),
+        let point = LoadPoint {
+            target: text(spec, "load_on")
+                .and_then(Target::from_name)
+                .ok_or_else(|| bad_params(spec))?,
+            nice: num(spec, "nice").map(|n| n as i32),
         };
         self.ensure_chain(env)?;
         let mut g = self.state.chain.borrow_mut();
@@ -1249,10 +1266,10 @@ mod tests {
     fn the_plan_covers_baseline_and_both_figures() {
         let m = Multihop::new(&opts(&[])).unwrap();
         let plan = m.plan();
-        // (1 + 2 × 5) points × 2 suites × 10 trials.
-        assert_eq!(plan.len(), 220);
-        assert_eq!(plan[0].label, "ikev1-noload-t00");
-        assert_eq!(plan[10].label, "ikev2-noload-t00");
+        // 2 figures × (1 + 5) points × 2 suites × 10 trials.
+        assert_eq!(plan.len(), 240);
+        assert_eq!(plan[0].label, "ikev1-relay-noload-t00");
+        assert_eq!(plan[10].label, "ikev2-relay-noload-t00");
         assert!(plan.iter().any(|s| s.label == "ikev2-receiver-n-20-t09"));
         let labels: std::collections::BTreeSet<&str> =
             plan.iter().map(|s| s.label.as_str()).collect();
@@ -1341,7 +1358,8 @@ mod tests {
         let m = Multihop::new(&opts(&[("ike", "ikev2"), ("nice", "-20,19")])).unwrap();
         let mut rs = Vec::new();
         for (i, x) in [50.0, 52.0, 48.0].iter().enumerate() {
-            rs.push(result(&format!("b{i}"), "ikev2", "none", None, *x));
+            rs.push(result(&format!("b{i}"), "ikev2", "relay", None, *x));
+            rs.push(result(&format!("cb{i}"), "ikev2", "receiver", None, *x));
             rs.push(result(
                 &format!("r{i}"),
                 "ikev2",
@@ -1378,14 +1396,27 @@ mod tests {
             r.metrics.insert("setup_ms".into(), 200.0.into());
         }
         let v = m.verdicts(&rs);
-        assert!(v[0].contains("does not hold at nice -20"), "{v:?}");
+        assert!(
+            v[0].contains("Figure 8's conclusion does not hold"),
+            "{v:?}"
+        );
+        assert!(v[0].contains("nice -20: 200.0 ms (x4.0)"), "{v:?}");
         let report = m.summarize(&rs);
         let fig9 = report.tables.iter().find(|t| t.name == "figure_9").unwrap();
         assert_eq!(fig9.rows.len(), 3);
-        assert_eq!(fig9.rows[1][4], Value::Num(500.0));
-        assert_eq!(fig9.rows[1][12], Value::Bool(true));
-        assert_eq!(fig9.rows[2][12], Value::Bool(false));
+        let col = |name: &str| fig9.column_index(name).unwrap();
+        assert_eq!(fig9.rows[1][col("setup")], Value::Num(500.0));
+        assert_eq!(fig9.rows[1][col("median")], Value::Num(500.0));
+        assert_eq!(fig9.rows[1][col("lab")], Value::from("long"));
+        assert_eq!(fig9.rows[2][col("lab")], Value::from("about the same"));
+        assert_eq!(fig9.rows[1][col("seed 004 (Fig. 9)")], Value::from("long"));
         let plot = report.plots.iter().find(|p| p.name == "figure_9").unwrap();
         assert_eq!(plot.series.len(), 2);
+        assert_eq!(class(1.9), "about the same");
+        assert_eq!(class(2.0), "longer");
+        assert_eq!(class(10.0), "long");
+        assert_eq!(median(&[1.0, 2.0, 10.0]), Some(2.0));
+        assert_eq!(median(&[1.0, 3.0]), Some(2.0));
+        assert_eq!(median(&[]), None);
     }
 }
