@@ -15,6 +15,7 @@ use std::time::Duration;
 use wisec_lab::cost::Calibration;
 use wisec_lab::experiment::{self, RunOptions, Value};
 use wisec_lab::ipsec_trace;
+use wisec_lab::live::adhoc::Reach;
 use wisec_lab::live::babel::BabelSettings;
 use wisec_lab::live::ipsec::{IkeSuite, KeyType, Mode};
 use wisec_lab::live::net::{lab_namespaces, PREFIX};
@@ -305,4 +306,66 @@ fn a_two_point_sweep_on_the_receiver_with_ikev1() {
     assert!(processes_mentioning(&out.display().to_string()).is_empty());
     assert!(mounts_under(&out).is_empty());
     assert!(groups_of(&format!("{}", std::process::id())).is_empty());
+}
+
+/// Seed 004's own arrangement: all three nodes in radio range, the ends'
+/// frames to each other dropped by a firewall rule in each namespace. babeld
+/// then routes A to C through B (a direct route would be the shorter one
+/// without the rule), and what A sends C is relayed by B on the air.
+#[test]
+fn the_firewall_keeps_the_ends_apart_as_the_seed_did() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let settings = ChainSettings {
+        reach: Reach::Firewall,
+        ..quick_settings()
+    };
+    let mut chain = SecureChain::create(settings, Some(dir.path()), None, None).unwrap();
+    let c = chain.responder();
+    let ns_a = chain.ns(0).unwrap();
+    let out = chain
+        .net()
+        .ip_in(&ns_a, &["-4", "route", "get", &c.ip.to_string()])
+        .unwrap();
+    let route = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        route.contains(&format!("via {}", chain.node(1).ip)),
+        "{route}"
+    );
+    // The rule in A's namespace names C's address, and only C's.
+    let rules = std::fs::read_to_string(dir.path().join("nft-a.conf")).unwrap();
+    assert!(
+        rules.contains(&format!("ether saddr {{ {} }} drop", c.mac)),
+        "{rules}"
+    );
+    chain
+        .use_suite(&IkeSuite::ikev2_gcm(), Mode::Tunnel)
+        .unwrap();
+    let pcap = dir.path().join("channel.pcap");
+    chain.switch_medium(Some(&pcap)).unwrap();
+    let e = chain
+        .establish(Duration::from_millis(5), Duration::from_secs(20))
+        .unwrap();
+    assert!(e.established, "{e:?}");
+    chain.teardown(Duration::from_secs(30)).unwrap();
+    chain.switch_medium(None).unwrap();
+    let hops = tshark(
+        &pcap,
+        &format!(
+            "ip.src=={} && ip.dst=={} && esp",
+            chain.initiator().ip,
+            c.ip
+        ),
+        &["wlan.ta", "wlan.ra"],
+    );
+    let b = chain.node(1).addr.to_string();
+    assert!(!hops.is_empty());
+    assert!(
+        hops.iter().all(|l| l.contains(&b)),
+        "every frame of A's ESP goes to or comes from B: {hops:?}"
+    );
+    let report = chain.close();
+    assert!(report.failures.is_empty(), "{report:?}");
 }

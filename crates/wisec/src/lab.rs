@@ -388,6 +388,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
                 outcome.results.len(),
                 outcome.planned
             );
+            // A live experiment removes its namespaces and programs when
+            // dropped; exit does not run destructors.
+            drop(exp);
             std::process::exit(130);
         }
         Status::Failed => Err(Failure::Runtime(anyhow!(

@@ -1161,6 +1161,14 @@ long at high priority, because the receiver's IKE daemon (pluto, nice 10) lost t
 load of higher priority. The tables set those observations beside the lab's figures; the \
 seed's own numbers are not available to compare with."
                 .to_string(),
+            "Why a load of lower priority still costs something: charon wakes for each IKE \
+message, and a load of lower priority that holds the CPU keeps it for the rest of its time \
+slice before charon runs (the scheduler preempts on weight, not at once), so each of the \
+exchange's steps on the receiver can wait a few milliseconds. A load of higher priority leaves \
+charon a share of the CPU in the ratio of their weights (nice 10 against nice -20 is about 1 \
+to 800), and the exchange's few milliseconds of computing stretch to seconds; once a message \
+waits longer than the initiator's retransmission timeout (4 s), IKE retransmits it."
+                .to_string(),
             "Routing: babeld (RFC 8966) instead of the seed's olsrd, which has no Debian package. \
 Both are proactive and keep routes to every node before any traffic needs them. OLSR is \
 link-state: hellos find neighbours, multipoint relays (MPRs) flood topology control messages, \
