@@ -212,6 +212,17 @@ impl Radio {
         }
     }
 
+    /// The driver queue is full: a data frame is dropped (and counted)
+    /// before it takes a sequence number, so that the numbers the MAC sends
+    /// have no gaps for a BlockAck recipient to wait on (10.25.4).
+    fn full(&mut self) -> bool {
+        let full = self.txq.len() >= TXQ_LIMIT;
+        if full {
+            self.stats.queue_drops += 1;
+        }
+        full
+    }
+
     /// Queues an MPDU that is ready at `ready`.
     fn queue(&mut self, ctx: &mut Ctx<'_>, ready: Time, mpdu: Vec<u8>) {
         if self.txq.len() >= TXQ_LIMIT {
@@ -416,6 +427,13 @@ fn pmk() -> Option<Pmk> {
     static PMK: std::sync::OnceLock<Option<Pmk>> = std::sync::OnceLock::new();
     PMK.get_or_init(|| kdf::psk(PASSPHRASE.as_bytes(), SSID.as_bytes()).ok())
         .clone()
+}
+
+/// Derives, ahead of time, what nodes compute once per process (the
+/// PMK of the lab's passphrase), so that a live medium does not pause on
+/// it at the first association.
+pub fn prepare() {
+    let _ = pmk();
 }
 
 /// The body after the fixed fields of a Beacon, Association Request or
@@ -860,6 +878,9 @@ impl ApNode {
         };
         let group = da.is_group();
         if !group && !self.clients.get(&da).is_some_and(|c| c.associated) {
+            return;
+        }
+        if self.radio.full() {
             return;
         }
         let tid = self.qos_tid.filter(|_| !group);
@@ -1617,6 +1638,9 @@ impl StaNode {
         let Some((da, _)) = eth_addrs(eth) else {
             return;
         };
+        if self.radio.full() {
+            return;
+        }
         let tid = self.qos_tid;
         let seq = match tid {
             Some(tid) => self.radio.next_qos_seq(BSSID, tid),

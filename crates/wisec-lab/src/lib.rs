@@ -11,6 +11,7 @@
 
 pub mod adhoc;
 pub mod analyze;
+pub mod bare;
 pub mod bianchi;
 pub mod bss;
 pub mod cost;

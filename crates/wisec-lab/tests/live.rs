@@ -16,6 +16,7 @@ use wisec_lab::cost::{Calibration, Security};
 use wisec_lab::live::bss::{BssConfig, LiveBss};
 use wisec_lab::live::net::{lab_namespaces, PREFIX};
 use wisec_lab::live::tools::{self, IperfSpec};
+use wisec_lab::live::transfer;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -269,34 +270,30 @@ fn hidden_stations_collide_without_rts_cts_and_not_with_it() {
         bss.start(&Calibration::nominal(), Some(&pcap)).unwrap();
         bss.wait_connected(Duration::from_secs(10)).unwrap();
         let srv_ns = bss.netns("server").unwrap().clone();
-        let mut clients = Vec::new();
-        for (i, name) in ["sta1", "sta2"].into_iter().enumerate() {
-            let port = 5301 + i as u16;
-            tools::iperf3_server_on(
-                bss.net_mut(),
-                &srv_ns,
-                server,
-                port,
-                &format!("srv{port}-{rts:?}"),
-            )
-            .unwrap();
-            let mut spec = IperfSpec::udp_for(2.0, 6_000_000, 1400);
-            spec.port = port;
-            let ns = bss.netns(name).unwrap().clone();
-            clients.push(
-                tools::iperf3_start(
-                    bss.net_mut(),
-                    &ns,
-                    server,
-                    &spec,
-                    &format!("{name}-{rts:?}"),
-                )
-                .unwrap(),
-            );
-        }
-        for c in clients {
-            let r = tools::iperf3_result(bss.net_mut(), c, Duration::from_secs(30)).unwrap();
-            assert!(r.received_bytes > 100_000, "{r:?}");
+        // Both stations send 1.5 MB of UDP at once (no control connection
+        // to lose in the collisions, unlike iperf3's).
+        let senders: Vec<_> = ["sta1", "sta2"]
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let (from, to) = (bss.netns(name).unwrap().clone(), srv_ns.clone());
+                std::thread::spawn(move || {
+                    transfer::udp(
+                        &from,
+                        &to,
+                        server,
+                        5301 + i as u16,
+                        1_500_000,
+                        1400,
+                        Duration::from_millis(500),
+                        Duration::from_secs(30),
+                    )
+                })
+            })
+            .collect();
+        for s in senders {
+            let t = s.join().unwrap().unwrap();
+            assert!(t.received > 100_000, "{t:?}");
         }
         let out = bss.stop().unwrap();
         let ppdus = dsss_ppdus(&pcap);
@@ -315,4 +312,52 @@ fn hidden_stations_collide_without_rts_cts_and_not_with_it() {
     assert!(counts[0] > 20, "without RTS/CTS: {counts:?}");
     assert_eq!(counts[1], 0, "with RTS/CTS: {counts:?}");
     assert!(bss.close().failures.is_empty());
+}
+
+/// The CCM-UDP exchange of the bare machine (seed 000) between two Linux
+/// endpoints with real UDP sockets in two namespaces joined by a veth
+/// pair: the bare machine's responder code on a Linux socket, the same
+/// initiator as against the guest.
+#[test]
+fn ccm_udp_between_two_linux_namespaces_delivers_everything_and_cleans_up() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let links = host_links();
+    // This process's namespaces (the run's tag starts with its id).
+    let ours = || {
+        lab_namespaces()
+            .into_iter()
+            .filter(|n| n.starts_with(&format!("{PREFIX}{}-", std::process::id())))
+            .filter(|n| n.ends_with("-ccm-srv") || n.ends_with("-ccm-cli"))
+            .collect::<Vec<_>>()
+    };
+    let cfg = wisec_lab::bare::run::RunConfig {
+        sizes: vec![200, 1000],
+        m: 200,
+        echoes: 100,
+        line_mbps: 100.0,
+        timeout: Duration::from_secs(10),
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let runs = wisec_lab::bare::run::run_netns(&cfg, None, &stop, |_| {})
+        .expect("the namespaces run (needs root)");
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert_eq!(r.responder, "linux");
+        assert!(r.clean(), "n = {}: {r:?}", r.n);
+        assert!(r.server_d2_d3_ms.iter().all(Option::is_some), "{r:?}");
+        assert!(r.client_d0_d1_ms.iter().all(Option::is_some), "{r:?}");
+        assert!(r.linux_client.d5_ms.is_some() && r.linux_server.d5_ms.is_some());
+        // The initiator paced its 200 plain DATA to 100 Mb/s.
+        let frame = 16 + 8 + r.n + 42 + 24;
+        let line_ms = 200.0 * frame as f64 * 8.0 / 100e6 * 1e3;
+        assert!(r.linux_server.d2_ms.unwrap() >= 0.95 * line_ms, "{r:?}");
+    }
+    assert!(
+        ours().is_empty(),
+        "the run's namespaces are gone: {:?}",
+        ours()
+    );
+    assert_eq!(host_links(), links, "the host's interfaces are unchanged");
 }

@@ -688,6 +688,23 @@ node's processor from the calibration and its device profile.",
                 "echo requests per ping trial",
             ),
             Param::new(
+                "iperf_seconds",
+                self.iperf_seconds,
+                "length of seed 001's Iperf tests (2 Mb/s, Configuration 1)",
+            ),
+            Param::new(
+                "live",
+                self.live,
+                "real programs in network namespaces over the medium in real time",
+            ),
+            Param::new(
+                "lag_bound",
+                self.lag_bound_fraction,
+                "live: a trial whose medium lag p99 exceeds this fraction of one 1500-octet \
+frame's airtime at the link's rate is invalid (54 Mb/s: 63 us, 11 Mb/s: 327 us, 2 Mb/s: 1.6 ms \
+at 0.25)",
+            ),
+            Param::new(
                 "measures",
                 self.measures
                     .iter()

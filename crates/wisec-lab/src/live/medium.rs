@@ -4,16 +4,23 @@
 //!
 //! One loop on one thread:
 //!
-//! 1. read every device whose node takes frames ([`TapPort::accepting`]);
+//! 1. read every device whose node takes frames ([`TapPort::accepting`](crate::port::TapPort::accepting));
 //!    each frame is stamped with the virtual time of its arrival (the wall
 //!    time since the start) and handed to its node at that time
 //!    ([`Simulator::schedule_input`]);
 //! 2. run every event whose virtual time has come, recording for each how
 //!    far behind its time it ran (the lag);
-//! 3. write what the nodes delivered to their devices;
-//! 4. sleep until the next event or the next frame from a device
-//!    (`ppoll` with a 1 µs timer slack).
+//! 3. hand what the nodes delivered to a second thread that writes it to
+//!    the devices (a write runs the kernel's receive path — the bridge,
+//!    the receiving socket — which must not delay the medium's events);
+//! 4. sleep until shortly before the next event or until a frame arrives
+//!    from a device (`ppoll` with a 1 µs timer slack), then wait for the
+//!    event awake: a timer wakes a thread tens of microseconds late on a
+//!    busy host.
 //!
+//! Both threads run under SCHED_FIFO when the process may ask for it
+//! (root can), so that the programs the medium carries and anything else
+//! on the host wait for the medium rather than the other way round.
 //! Inputs are stamped after every event up to an earlier reading of the
 //! clock has run, so an input's time is never before the simulator's: a
 //! slow loop delays delivery but never changes the order of the medium's
@@ -191,6 +198,8 @@ pub struct MediumReport {
     pub write_errors: u64,
     /// The first device error, if any.
     pub device_error: Option<String>,
+    /// The medium's threads ran under SCHED_FIFO.
+    pub realtime: bool,
     /// Records written to the channel capture.
     pub pcap_records: u64,
 }
@@ -217,6 +226,8 @@ pub struct MediumOptions {
     pub limit: Option<Duration>,
     /// Call the probe about this often (wall time).
     pub probe_every: Duration,
+    /// Run the medium's threads under SCHED_FIFO ([`make_realtime`]).
+    pub realtime: bool,
 }
 
 impl Default for MediumOptions {
@@ -225,6 +236,7 @@ impl Default for MediumOptions {
             stop: Arc::new(AtomicBool::new(false)),
             limit: None,
             probe_every: Duration::from_millis(10),
+            realtime: true,
         }
     }
 }
@@ -249,40 +261,147 @@ fn thread_cpu_s() -> f64 {
 /// Events run between two reads of the devices.
 const EVENT_BATCH: usize = 32;
 /// Frames read from one device in one round.
-const READ_BATCH: usize = 64;
+const READ_BATCH: usize = 4;
 /// Frames a port's inbox holds before its device is left unread.
 const INBOX_LIMIT: usize = 64;
 /// Longest sleep, so that the stop flag is seen promptly.
 const MAX_SLEEP: Time = Time::from_ms(20);
 
+/// Asks the scheduler to run the calling thread under SCHED_FIFO at
+/// priority `prio` (1 to 99): it then preempts the programs it carries
+/// (iperf3, daemons) and builds the host's compiler jobs, and wakes on
+/// time. Needs CAP_SYS_NICE (root has it); false if refused.
+pub fn make_realtime(prio: u8) -> bool {
+    use thread_priority::unix::{
+        set_thread_priority_and_policy, thread_native_id, RealtimeThreadSchedulePolicy,
+        ThreadSchedulePolicy,
+    };
+    use thread_priority::{ThreadPriority, ThreadPriorityValue};
+    let Ok(v) = ThreadPriorityValue::try_from(prio) else {
+        return false;
+    };
+    set_thread_priority_and_policy(
+        thread_native_id(),
+        ThreadPriority::Crossplatform(v),
+        ThreadSchedulePolicy::Realtime(RealtimeThreadSchedulePolicy::Fifo),
+    )
+    .is_ok()
+}
+
+/// The real-time priority of the medium's threads (SCHED_FIFO, 1 to 99): in
+/// the lower half, so that the kernel's own real-time threads come first.
+pub const REALTIME_PRIORITY: u8 = 20;
+
+/// The medium's loop wakes this long before an event is due and waits for
+/// it awake: a timer wakes a thread some tens of microseconds late on a
+/// busy host.
+const SPIN: Time = Time::from_us(40);
+
+/// What the writer thread measured.
+#[derive(Default)]
+struct Written {
+    frames: u64,
+    errors: u64,
+    delivery: Histogram,
+}
+
 /// Runs `sim` in real time with `devices` until `opts.stop` is set (or the
 /// limit). `probe` is called about every `opts.probe_every` with the
 /// simulator and a [`Snapshot`], to publish the run's state. A device
 /// that fails to read ends the run with the error in the report.
+///
+/// Deliveries are written to the devices by a second thread, so that the
+/// kernel's work on each written frame (the bridge, the receiving
+/// program's socket) does not delay the medium's events.
 pub fn run(
     sim: &mut Simulator,
     devices: &mut [Device],
     opts: &MediumOptions,
     probe: &mut dyn FnMut(&Simulator, &Snapshot),
 ) -> MediumReport {
+    let realtime = opts.realtime && make_realtime(REALTIME_PRIORITY);
     // Timers wake this thread to the microsecond, not the default 50 µs.
     let _ = nix::sys::prctl::set_timerslack(1_000);
-    let clock = Clock(Instant::now());
+    let start = Instant::now();
+    let clock = Clock(start);
     let cpu0 = thread_cpu_s();
     let events0 = sim.events_processed();
+    let devices: &[Device] = devices;
+    let taps: Vec<&tappers::linux::Tap> = devices.iter().map(|d| &d.tap).collect();
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Time, Vec<u8>)>();
+    let mut r = MediumReport {
+        realtime,
+        ..MediumReport::default()
+    };
+    let written = std::thread::scope(|scope| {
+        let writer = std::thread::Builder::new()
+            .name("wisec-medium-tx".into())
+            .spawn_scoped(scope, move || {
+                if realtime {
+                    make_realtime(REALTIME_PRIORITY);
+                }
+                let clock = Clock(start);
+                let mut w = Written::default();
+                let mut cpu = thread_cpu_s();
+                for (i, t, f) in rx {
+                    match taps.get(i).map(|tap| tap.send(&f)) {
+                        Some(Ok(_)) => w.frames += 1,
+                        _ => w.errors += 1,
+                    }
+                    w.delivery.record(clock.now().saturating_sub(t));
+                }
+                cpu = thread_cpu_s() - cpu;
+                (w, cpu)
+            });
+        let writer = match writer {
+            Ok(h) => h,
+            Err(e) => {
+                r.device_error = Some(format!("starting the writer thread: {e}"));
+                return (Written::default(), 0.0);
+            }
+        };
+        drive(sim, devices, opts, probe, &clock, &tx, &mut r);
+        drop(tx);
+        writer.join().unwrap_or_else(|_| (Written::default(), 0.0))
+    });
+    let (w, writer_cpu) = written;
+    r.frames_out = w.frames;
+    r.write_errors = w.errors;
+    r.delivery_lag = w.delivery.stats();
+    r.wall_s = clock.0.elapsed().as_secs_f64();
+    r.virtual_s = sim.now().as_secs_f64();
+    r.events = sim.events_processed() - events0;
+    r.cpu_s = thread_cpu_s() - cpu0 + writer_cpu;
+    r.cpu_share = if r.wall_s > 0.0 {
+        r.cpu_s / r.wall_s
+    } else {
+        0.0
+    };
+    r
+}
+
+/// The medium's loop (see the module's documentation).
+fn drive(
+    sim: &mut Simulator,
+    devices: &[Device],
+    opts: &MediumOptions,
+    probe: &mut dyn FnMut(&Simulator, &Snapshot),
+    clock: &Clock,
+    tx: &std::sync::mpsc::Sender<(usize, Time, Vec<u8>)>,
+    r: &mut MediumReport,
+) {
     let mut lag = Histogram::default();
-    let mut delivery = Histogram::default();
-    let mut r = MediumReport::default();
     let mut buf = vec![0u8; 65_536];
     let mut next_probe = Instant::now();
     let mut snap = Snapshot::default();
     let mut next_lag = Instant::now();
+    let mut queued = 0u64;
     'run: loop {
         if opts.stop.load(Ordering::Relaxed) || opts.limit.is_some_and(|l| clock.0.elapsed() >= l) {
             break;
         }
         // 1. Inputs, stamped with their arrival.
-        for d in devices.iter_mut() {
+        for d in devices {
             for _ in 0..READ_BATCH {
                 {
                     let p = d.port.borrow();
@@ -318,21 +437,21 @@ pub fn run(
             lag.record(w - t);
             sim.step();
         }
-        // 3. Deliveries.
-        for d in devices.iter_mut() {
+        // 3. Deliveries, to the writer thread.
+        for (i, d) in devices.iter().enumerate() {
             let out = std::mem::take(&mut d.port.borrow_mut().outbox);
             for (t, f) in out {
-                match d.tap.send(&f) {
-                    Ok(_) => r.frames_out += 1,
-                    Err(_) => r.write_errors += 1,
+                queued += 1;
+                if tx.send((i, t, f)).is_err() {
+                    r.device_error = Some("the writer thread ended".into());
+                    break 'run;
                 }
-                delivery.record(clock.now().saturating_sub(t));
             }
         }
         if Instant::now() >= next_probe {
             snap.virtual_s = clock.now().as_secs_f64();
             snap.frames_in = r.frames_in;
-            snap.frames_out = r.frames_out;
+            snap.frames_out = queued;
             if Instant::now() >= next_lag {
                 snap.lag = lag.stats();
                 next_lag = Instant::now() + Duration::from_millis(500);
@@ -340,13 +459,14 @@ pub fn run(
             probe(sim, &snap);
             next_probe = Instant::now() + opts.probe_every;
         }
-        // 4. Sleep until the next event or input.
+        // 4. Sleep until shortly before the next event, or an input; then
+        // wait for the event awake.
         let w = clock.now();
         let due = sim
             .next_event_time()
             .map_or(MAX_SLEEP, |t| t.saturating_sub(w));
-        if due > Time::ZERO {
-            let sleep = due.min(MAX_SLEEP);
+        if due > SPIN {
+            let sleep = (due - SPIN).min(MAX_SLEEP);
             let mut fds: Vec<PollFd<'_>> = devices
                 .iter()
                 .filter(|d| {
@@ -357,25 +477,16 @@ pub fn run(
                 .collect();
             let ts = nix::sys::time::TimeSpec::from_duration(Duration::from_nanos(sleep.as_ns()));
             let _ = nix::poll::ppoll(&mut fds, Some(ts), None);
+        } else if due > Time::ZERO {
+            std::hint::spin_loop();
         }
     }
     snap.virtual_s = clock.now().as_secs_f64();
     snap.frames_in = r.frames_in;
-    snap.frames_out = r.frames_out;
+    snap.frames_out = queued;
     snap.lag = lag.stats();
     probe(sim, &snap);
-    r.wall_s = clock.0.elapsed().as_secs_f64();
-    r.virtual_s = sim.now().as_secs_f64();
-    r.events = sim.events_processed() - events0;
     r.lag = lag.stats();
-    r.delivery_lag = delivery.stats();
-    r.cpu_s = thread_cpu_s() - cpu0;
-    r.cpu_share = if r.wall_s > 0.0 {
-        r.cpu_s / r.wall_s
-    } else {
-        0.0
-    };
-    r
 }
 
 /// What a medium thread ends with: its outcome and the devices it gives

@@ -1,7 +1,7 @@
 //! The `wisec ko-deps` command line.
 
 use super::{analyze, KernelPaths, Report};
-use crate::cli::Failure;
+use crate::error::Failure;
 use anyhow::anyhow;
 use std::io::Write;
 use std::path::{Path, PathBuf};

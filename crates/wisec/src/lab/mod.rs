@@ -5,7 +5,11 @@
 //! experiment's trials with a progress bar, and writes the results, the
 //! Markdown report, the plots and the channel captures to `--out DIR`.
 
-use crate::cli::Failure;
+mod calibrate;
+#[cfg(target_os = "linux")]
+pub mod live;
+
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -51,7 +55,7 @@ enum LabCommand {
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
-    Calibrate(crate::lab_run::CalibrateArgs),
+    Calibrate(calibrate::CalibrateArgs),
     /// A live BSS until Ctrl-C: network namespaces with real programs, joined by the
     /// lab's 802.11 medium in real time (needs root)
     #[cfg(target_os = "linux")]
@@ -62,7 +66,7 @@ enum LabCommand {
 #[derive(Debug, Args)]
 struct LiveCommandArgs {
     #[command(flatten)]
-    live: crate::lab_live::LiveArgs,
+    live: live::LiveArgs,
     /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
     /// (fixed round figures), or 'measure' (a short measurement now)
     #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
@@ -154,6 +158,11 @@ struct RunArgs {
     /// model's assumptions (params.model_assumptions = false)
     #[arg(long)]
     standard_mac: bool,
+    /// ccm-udp: also run the exchange for real — the bare machine booted
+    /// under QEMU, and two Linux endpoints in namespaces as root — with its
+    /// report (beside the model and the seed) in DIR/bare/
+    #[arg(long, value_name = "qemu", value_parser = ["qemu"])]
+    bare: Option<String>,
 }
 
 /// Runs `wisec lab`.
@@ -176,11 +185,11 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
-        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
+        LabCommand::Calibrate(c) => calibrate::calibrate(c),
         #[cfg(target_os = "linux")]
         LabCommand::Live(l) => {
             let cal = calibration(&l.calibration)?;
-            crate::lab_live::run(l.live, interrupt_flag(), &cal)
+            live::run(l.live, interrupt_flag(), &cal)
         }
     }
 }
@@ -309,11 +318,13 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
                 // process does.
                 #[cfg(target_os = "linux")]
                 wisec_lab::live::net::emergency_cleanup();
+                // And the bare machine's QEMU guests.
+                wisec_lab::bare::qemu::kill_all();
                 std::process::exit(130);
             }
             eprintln!(
-                "\nwisec: interrupted; finishing the current trial and writing the report \
-(Ctrl-C again to stop at once)"
+                "\nwisec: interrupted; finishing the current trial (a live one stops at once) and \
+writing the report, removing what a live run created (Ctrl-C again to stop at once)"
             );
         });
         flag
@@ -323,6 +334,12 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
 
 fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let base = load(&a.name)?;
+    if a.bare.is_some() && base.experiment.get_ref() != "ccm-udp" {
+        return Err(Failure::Usage(format!(
+            "--bare: only the ccm-udp experiment has a bare machine, not {}",
+            base.experiment.get_ref()
+        )));
+    }
     let sc = base
         .with_overrides(&overrides(&a)?)
         .map_err(|e| Failure::Usage(e.to_string()))?;
@@ -379,6 +396,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         if let Some(dir) = &a.out {
             println!("report: {}", dir.join("report.md").display());
         }
+    }
+    if a.bare.is_some() && outcome.status == Status::Complete {
+        crate::bare::run_for_lab(a.quick, &a.set, a.out.as_deref(), a.quiet, interrupt_flag())?;
     }
     match outcome.status {
         Status::Complete => Ok(()),

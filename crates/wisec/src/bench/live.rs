@@ -5,8 +5,8 @@
 //! in the same run), the medium's lag (p50, p99, max) and the CPU time of
 //! its thread.
 
-use crate::cli::Failure;
-use crate::lab_live::{print_outcome, rate_text, LinkArgs, LivePhy};
+use crate::error::Failure;
+use crate::lab::live::{print_outcome, rate_text, LinkArgs, LivePhy};
 use anyhow::{anyhow, Context as _};
 use clap::Args;
 use std::sync::atomic::AtomicBool;

@@ -2,7 +2,7 @@
 //! `--duration`), so that real programs can run in its namespaces over the
 //! lab's medium.
 
-use crate::cli::Failure;
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, ValueEnum};
 use std::io::IsTerminal as _;
