@@ -92,6 +92,22 @@ fn quick_settings() -> ChainSettings {
     }
 }
 
+/// The kernel's route from A to C, as `ip route get` in A's namespace
+/// shows it, goes via B.
+fn assert_a_routes_to_c_through_b(chain: &SecureChain) {
+    let ns_a = chain.ns(0).unwrap();
+    let c = chain.responder();
+    let out = chain
+        .net()
+        .ip_in(&ns_a, &["-4", "route", "get", &c.ip.to_string()])
+        .unwrap();
+    let route = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        route.contains(&format!("via {}", chain.node(1).ip)),
+        "{route}"
+    );
+}
+
 /// Three nodes, A and C out of each other's range: babeld gives both ends
 /// a route through B; IKEv2 establishes a CHILD_SA between A and C; a
 /// ping from A to C gets its replies; on the air, tshark sees A's and C's
@@ -121,18 +137,7 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     }
     let (a, c) = (chain.initiator(), chain.responder());
     let b_mac = chain.node(1).addr;
-
-    // Routes: A reaches C through B.
-    let ns_a = chain.ns(0).unwrap();
-    let out = chain
-        .net()
-        .ip_in(&ns_a, &["-4", "route", "get", &c.ip.to_string()])
-        .unwrap();
-    let route = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        route.contains(&format!("via {}", chain.node(1).ip)),
-        "{route}"
-    );
+    assert_a_routes_to_c_through_b(&chain);
 
     chain
         .use_suite(&IkeSuite::ikev2_gcm(), Mode::Tunnel)
@@ -324,16 +329,7 @@ fn the_firewall_keeps_the_ends_apart_as_the_seed_did() {
     };
     let mut chain = SecureChain::create(settings, Some(dir.path()), None, None).unwrap();
     let c = chain.responder();
-    let ns_a = chain.ns(0).unwrap();
-    let out = chain
-        .net()
-        .ip_in(&ns_a, &["-4", "route", "get", &c.ip.to_string()])
-        .unwrap();
-    let route = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        route.contains(&format!("via {}", chain.node(1).ip)),
-        "{route}"
-    );
+    assert_a_routes_to_c_through_b(&chain);
     // The rule in A's namespace names C's address, and only C's.
     let rules = std::fs::read_to_string(dir.path().join("nft-a.conf")).unwrap();
     assert!(

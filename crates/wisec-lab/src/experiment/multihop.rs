@@ -646,6 +646,7 @@ used)",
             let at = |nice| Point::gather(results, ike, LoadPoint { target, nice });
             let base = at(None);
             let base_mean = mean_sd(&base.setup).0;
+            let base_median = median_of(&base.setup);
             let mut series = Series {
                 label: label(suite),
                 points: Vec::new(),
@@ -657,8 +658,12 @@ used)",
             for nice in nices {
                 let p = at(nice);
                 let (mean, sd) = mean_sd(&p.setup);
-                let ratio =
-                    (nice.is_some() && base.used() > 0 && p.used() > 0).then(|| mean / base_mean);
+                // Medians: one trial slowed by the rest of the machine
+                // must not move a point's verdict.
+                let ratio = match (nice, median_of(&p.setup), base_median) {
+                    (Some(_), Some(m), Some(b)) => Some(m / b),
+                    _ => None,
+                };
                 if let (Some(n), true) = (nice, p.used() > 0) {
                     series.points.push((f64::from(n), mean));
                     if let Some(e) = series.errors.as_mut() {
@@ -703,14 +708,15 @@ used)",
         t.notes.push(format!(
             "Trials are used when the CHILD_SA was established within the timeout and the medium's \
 lag stayed within its bound; a point with trials not established took longer than its mean \
-says. \"x no load\": the mean over the mean of this figure's no-load trials (the same \
+says. \"x no load\": the median over the median of this figure's no-load trials (the same \
 placement of the nodes on the CPUs, without the load). \"lab\" puts that in the seed's words: \
 about the same below {ABOUT_THE_SAME}x, longer up to {LONG}x, long from {LONG}x."
         ));
         (t, plot)
     }
 
-    /// Whether the seed's conclusions hold, figure by figure, in words:
+    /// Whether the seed's conclusions hold, figure by figure, in words,
+    /// judged on the median setup times:
     /// Figure 8's if no relay load takes the setup to twice its no-load
     /// time or more; Figure 9's if every receiver load of higher priority
     /// than charon's (a lower nice level) takes it there, and longer than
@@ -725,17 +731,13 @@ about the same below {ABOUT_THE_SAME}x, longer up to {LONG}x, long from {LONG}x.
                 }
                 let at = |nice| Point::gather(results, ike, LoadPoint { target, nice });
                 let base = at(None);
-                if base.used() == 0 {
+                let Some(b) = median_of(&base.setup) else {
                     continue;
-                }
-                let b = mean_sd(&base.setup).0;
+                };
                 let pts: Vec<(i32, f64)> = self
                     .nices
                     .iter()
-                    .filter_map(|n| {
-                        let p = at(Some(*n));
-                        (p.used() > 0).then(|| (*n, mean_sd(&p.setup).0))
-                    })
+                    .filter_map(|n| Some((*n, median_of(&at(Some(*n)).setup)?)))
                     .collect();
                 if pts.is_empty() {
                     continue;
@@ -751,8 +753,8 @@ about the same below {ABOUT_THE_SAME}x, longer up to {LONG}x, long from {LONG}x.
                     Target::Relay => {
                         let holds = pts.iter().all(|(_, m)| m / b < ABOUT_THE_SAME);
                         out.push(format!(
-                            "{}: Figure 8's conclusion {} here: with the load on the relay, {} \
-against {b:.1} ms without it.",
+                            "{}: Figure 8's conclusion {} here: with the load on the relay, median \
+setup times {} against {b:.1} ms without it.",
                             label(suite),
                             if holds { "holds" } else { "does not hold" },
                             fmt(&all)
@@ -775,8 +777,8 @@ against {b:.1} ms without it.",
                             "does not hold here"
                         };
                         out.push(format!(
-                            "{}: Figure 9's conclusion {verdict}: against {b:.1} ms without load, \
-{}.",
+                            "{}: Figure 9's conclusion {verdict}: median setup times against {b:.1} ms \
+without load: {}.",
                             label(suite),
                             fmt(&all)
                         ));
@@ -803,6 +805,13 @@ fn class(ratio: f64) -> &'static str {
     } else {
         "long"
     }
+}
+
+/// The median of `values`, in any order.
+fn median_of(values: &[f64]) -> Option<f64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    median(&sorted)
 }
 
 /// The median of sorted values.
@@ -1362,7 +1371,7 @@ mod tests {
     /// Figure 9's conclusion hold; a relay load that lengthens it makes
     /// Figure 8's fail.
     #[test]
-    fn verdicts_follow_the_measured_means() {
+    fn verdicts_follow_the_measured_medians() {
         let m = Multihop::new(&opts(&[("ike", "ikev2"), ("nice", "-20,19")])).unwrap();
         let mut rs = Vec::new();
         for (i, x) in [50.0, 52.0, 48.0].iter().enumerate() {
@@ -1426,5 +1435,41 @@ mod tests {
         assert_eq!(median(&[1.0, 2.0, 10.0]), Some(2.0));
         assert_eq!(median(&[1.0, 3.0]), Some(2.0));
         assert_eq!(median(&[]), None);
+    }
+
+    /// One trial slowed by something else on the machine (here 2 s
+    /// among 50 ms) moves the mean but neither the ratio to the no-load
+    /// time nor the verdict, which are taken on medians.
+    #[test]
+    fn one_slow_trial_does_not_move_a_verdict() {
+        let m = Multihop::new(&opts(&[
+            ("ike", "ikev2"),
+            ("nice", "-20"),
+            ("load_on", "relay"),
+        ]))
+        .unwrap();
+        let mut rs = Vec::new();
+        for (i, (base, loaded)) in [(50.0, 51.0), (52.0, 53.0), (48.0, 2000.0)]
+            .into_iter()
+            .enumerate()
+        {
+            rs.push(result(&format!("b{i}"), "ikev2", "relay", None, base));
+            rs.push(result(
+                &format!("r{i}"),
+                "ikev2",
+                "relay",
+                Some(-20),
+                loaded,
+            ));
+        }
+        let v = m.verdicts(&rs);
+        assert!(v[0].contains("Figure 8's conclusion holds"), "{v:?}");
+        assert!(v[0].contains("nice -20: 53.0 ms (x1.1)"), "{v:?}");
+        let report = m.summarize(&rs);
+        let fig8 = report.tables.iter().find(|t| t.name == "figure_8").unwrap();
+        let col = |name: &str| fig8.column_index(name).unwrap();
+        assert_eq!(fig8.rows[1][col("setup")], Value::Num(2104.0 / 3.0));
+        assert_eq!(fig8.rows[1][col("x no load")], Value::Num(53.0 / 50.0));
+        assert_eq!(fig8.rows[1][col("lab")], Value::from("about the same"));
     }
 }
