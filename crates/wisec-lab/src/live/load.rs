@@ -12,7 +12,7 @@
 //! load is a shell busy loop. A load runs in a process group of its own
 //! (the streaming one as a shell that starts ffmpeg again if it ends);
 //! what it got from the scheduler is summed over the group
-//! ([`super::sched::SchedStat::of_group`]). The RTP stream is received by a socket of
+//! ([`super::sched::group_cpu_s`]). The RTP stream is received by a socket of
 //! the wisec process in the destination's namespace ([`UdpSink`]), so
 //! that it ends at a real socket and no ICMP port-unreachable answers it.
 
