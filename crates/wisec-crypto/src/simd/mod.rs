@@ -1,12 +1,14 @@
 //! AES engines of the batch CCMP path: the portable engine on the
 //! RustCrypto block cipher, and the x86-64 vector engines (AES-NI on xmm,
-//! VAES on ymm and zmm) with their key schedule and CPU detection.
+//! VAES on ymm and zmm) with their key schedule and CPU detection; the GCM
+//! engine of GCMP and BIP-GMAC ([`gcm`], kernels in `x86_gcm`); CRC-32 by
+//! carry-less folding and the RC4 keystream of WEP and TKIP.
 //!
 //! This is the only module of the crate that contains `unsafe` code, all of
-//! it in [`x86`]: calls to `core::arch` intrinsics behind a run-time CPU
-//! check, and loads/stores through pointers derived from slices whose
-//! bounds and disjointness are checked here, in safe code, before the
-//! vector kernels run.
+//! it in the x86 modules and the few volatile wipes here: calls to
+//! `core::arch` intrinsics behind a run-time CPU check, and loads/stores
+//! through pointers derived from slices whose bounds and disjointness are
+//! checked in safe code before the vector kernels run.
 //!
 //! The CCM work of a frame (RFC 3610, 2.2 and 2.3; IEEE Std 802.11-2020,
 //! 12.5.3.3) is cut into three phases that every engine implements:
@@ -26,8 +28,11 @@ use zeroize::Zeroize;
 use crate::batch::Path;
 use crate::ccm::AesCipher;
 
+pub(crate) mod gcm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+mod x86_gcm;
 
 /// One AES block.
 pub(crate) type Blk = [u8; 16];
