@@ -32,7 +32,43 @@ pub(crate) mod gcm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 #[cfg(target_arch = "x86_64")]
+mod x86_crc;
+#[cfg(target_arch = "x86_64")]
 mod x86_gcm;
+
+/// CRC-32 folding (see [`crate::crc32`]) on the widest path this CPU runs
+/// that `data` is long enough for; `None` leaves `data` to the tables.
+pub(crate) fn crc32_fold(crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+    [Path::Avx512, Path::Avx2, Path::AesNi]
+        .into_iter()
+        .find_map(|p| crc32_fold_path(p, crc, data))
+}
+
+/// CRC-32 folding on one path (`None`: the CPU lacks it, or `data` is
+/// shorter than its registers hold).
+pub(crate) fn crc32_fold_path(path: Path, crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_crc::fold_path(path, crc, data)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (path, crc, data);
+        None
+    }
+}
+
+/// True when this CPU runs the CRC-32 folding kernel of `path`.
+pub(crate) fn crc32_available(path: Path) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_crc::available(path)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        path == Path::Portable
+    }
+}
 
 /// One AES block.
 pub(crate) type Blk = [u8; 16];
