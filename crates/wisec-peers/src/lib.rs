@@ -31,6 +31,8 @@ pub mod ipsec_mb;
 #[cfg(feature = "openssl")]
 pub mod openssl_ccm;
 #[cfg(feature = "openssl")]
+pub mod openssl_cmac;
+#[cfg(feature = "openssl")]
 pub mod openssl_gcm;
 #[cfg(feature = "openssl")]
 pub mod openssl_rc4;
