@@ -3,7 +3,7 @@
 //! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
 //! protected sessions ([`synth`]), the lab ([`lab`]), the attack runner
 //! ([`attack`]), the benchmarks ([`bench`](mod@bench), [`bench_decrypt`],
-//! [`bench_discosec`]) and the command line ([`cli`]).
+//! [`bench_discosec`], [`bench_lab`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
 pub mod analyze;
@@ -12,6 +12,7 @@ mod batched;
 pub mod bench;
 pub mod bench_decrypt;
 pub mod bench_discosec;
+pub mod bench_lab;
 pub mod capture;
 pub mod cli;
 pub mod keys;

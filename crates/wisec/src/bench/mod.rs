@@ -55,6 +55,9 @@ pub enum BenchCommand {
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
     Discosec(crate::bench_discosec::DiscosecArgs),
+    /// The lab simulator's speed on the saturation experiment: simulated
+    /// seconds and events per wall-clock second for 1, 10 and 50 stations
+    Lab(crate::bench_lab::LabBenchArgs),
 }
 
 const CRYPTO_HELP: &str = "\
@@ -130,6 +133,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
             crate::bench_decrypt::print(&r, json);
             Ok(())
         }
+        BenchCommand::Lab(a) => crate::bench_lab::main(a),
         BenchCommand::Discosec(a) => crate::bench_discosec::main(a).map_err(|e| match e {
             crate::bench_discosec::Error::Usage(m) => Failure::Usage(m),
             crate::bench_discosec::Error::Runtime(e) => Failure::Runtime(e),
