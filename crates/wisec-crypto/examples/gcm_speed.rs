@@ -1,11 +1,87 @@
-//! `gcm_speed [size]`: GCM seal and open time per message on every path
-//! this CPU runs (best of many runs), for tuning the kernels.
+//! `gcm_speed [size] [path]`: GCM seal and open time per message on every
+//! path this CPU runs (best of many runs), for tuning the kernels.
+//!
+//! `gcm_speed ceiling` measures what bounds any AES-GCM on this core: the
+//! throughput of `vaesenc` and `vpclmulqdq` on zmm alone and mixed in
+//! GCM's proportion (per four blocks of AES-128: ten rounds, and three
+//! carry-less products for the Karatsuba GHASH), and prints the bound per
+//! block and for a 1500-octet message.
 use std::hint::black_box;
 use std::time::Instant;
 use wisec_crypto::batch::Path;
 use wisec_crypto::gcm::Gcm;
 
+#[cfg(target_arch = "x86_64")]
+mod ceiling {
+    use std::arch::x86_64::*;
+    use std::time::Instant;
+
+    const N: u64 = 100_000;
+
+    /// Seconds per iteration of `f`, best of 100 runs.
+    fn best(f: impl Fn() -> f64) -> f64 {
+        (0..100).map(|_| f()).fold(f64::MAX, f64::min)
+    }
+
+    /// Per iteration: `A` independent `vaesenc` and `C` independent
+    /// `vpclmulqdq` on zmm registers.
+    #[target_feature(enable = "avx512f,vaes,vpclmulqdq")]
+    unsafe fn mix<const A: usize, const C: usize>() -> f64 {
+        let k = _mm512_set1_epi32(0x5a5a_5a5a);
+        best(|| {
+            let mut a: [__m512i; A] = core::array::from_fn(|i| _mm512_set1_epi32(i as i32));
+            let mut c: [__m512i; C] = core::array::from_fn(|i| _mm512_set1_epi32(i as i32 + 99));
+            let t = Instant::now();
+            for _ in 0..N {
+                for x in a.iter_mut() {
+                    *x = _mm512_aesenc_epi128(*x, k);
+                }
+                for x in c.iter_mut() {
+                    *x = _mm512_clmulepi64_epi128::<0x11>(*x, k);
+                }
+            }
+            std::hint::black_box((a, c));
+            t.elapsed().as_secs_f64() / N as f64
+        })
+    }
+
+    pub fn run() {
+        if !(std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("vaes")
+            && std::is_x86_feature_detected!("vpclmulqdq"))
+        {
+            println!("this CPU lacks VAES/VPCLMULQDQ on zmm; nothing to measure");
+            return;
+        }
+        // SAFETY: the features were detected just above.
+        let (aes, clmul, both) = unsafe { (mix::<10, 0>(), mix::<0, 3>(), mix::<10, 3>()) };
+        println!(
+            "per 4 blocks: 10 vaesenc zmm {:.2} ns, 3 vpclmulqdq zmm {:.2} ns, both together \
+             {:.2} ns (the sum would be {:.2} ns: {})",
+            aes * 1e9,
+            clmul * 1e9,
+            both * 1e9,
+            (aes + clmul) * 1e9,
+            if both > 0.9 * (aes + clmul) {
+                "they share execution units"
+            } else {
+                "they overlap"
+            }
+        );
+        println!("AES-128-GCM bound: {:.3} ns per block", both / 4.0 * 1e9);
+        println!(
+            "bound for a 1500-octet message (94 blocks): {:.0} ns, before any per-message work",
+            both / 4.0 * 94.0 * 1e9
+        );
+    }
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() == Some("ceiling") {
+        #[cfg(target_arch = "x86_64")]
+        ceiling::run();
+        return;
+    }
     let size: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

@@ -106,18 +106,7 @@ impl Gcm {
         aad: &[u8],
         data: &mut [u8],
     ) -> Result<[u8; TAG_LEN]> {
-        let len = data.len();
-        self.run(
-            nonce,
-            aad,
-            Io::Shift {
-                buf: data,
-                src: 0,
-                dst: 0,
-                len,
-            },
-            false,
-        )
+        self.run(nonce, aad, in_place(data), false)
     }
 
     /// Encrypts `src` into `dst` (of the same length) and returns the tag.
@@ -144,35 +133,12 @@ impl Gcm {
         data: &mut [u8],
         tag: &[u8],
     ) -> Result<()> {
-        let len = data.len();
-        let mut want = self.run(
-            nonce,
-            aad,
-            Io::Shift {
-                buf: data,
-                src: 0,
-                dst: 0,
-                len,
-            },
-            true,
-        )?;
-        let ok = ct_eq(&want, tag);
-        want.zeroize();
+        let ok = tag_ok(self.run(nonce, aad, in_place(&mut *data), true)?, tag);
         if ok {
             return Ok(());
         }
         // Encrypting the plaintext again gives the ciphertext back.
-        self.run(
-            nonce,
-            aad,
-            Io::Shift {
-                buf: data,
-                src: 0,
-                dst: 0,
-                len,
-            },
-            false,
-        )?;
+        self.run(nonce, aad, in_place(data), false)?;
         Err(Error::Integrity)
     }
 
@@ -189,18 +155,11 @@ impl Gcm {
         if src.len() != dst.len() {
             return Err(Error::BufferTooSmall);
         }
-        let mut want = self.run(
-            nonce,
-            aad,
-            Io::Split {
-                src,
-                dst: &mut *dst,
-            },
-            true,
-        )?;
-        let ok = ct_eq(&want, tag);
-        want.zeroize();
-        if ok {
+        let io = Io::Split {
+            src,
+            dst: &mut *dst,
+        };
+        if tag_ok(self.run(nonce, aad, io, true)?, tag) {
             Ok(())
         } else {
             crate::simd::wipe_bytes(dst);
@@ -244,9 +203,10 @@ impl Gcm {
             .ok_or(Error::InvalidParameter)?;
         let mut saved = [0u8; 8];
         saved[..gap].copy_from_slice(buf.get(dst..src).ok_or(Error::BufferTooSmall)?);
-        let mut want = self.run(nonce, aad, Io::Shift { buf, src, dst, len }, true)?;
-        let ok = ct_eq(&want, tag);
-        want.zeroize();
+        let ok = tag_ok(
+            self.run(nonce, aad, Io::Shift { buf, src, dst, len }, true)?,
+            tag,
+        );
         if ok {
             return Ok(());
         }
@@ -269,6 +229,25 @@ impl Gcm {
     /// ciphertext; SP 800-38D, 3).
     pub fn gmac(&self, nonce: &[u8; NONCE_LEN], data: &[u8]) -> Result<[u8; TAG_LEN]> {
         engine::gmac(self.path, &self.keys, nonce, data).ok_or(Error::InvalidParameter)
+    }
+}
+
+/// Compares the computed tag `want` with the received `tag` in constant
+/// time, and wipes `want`.
+fn tag_ok(mut want: [u8; TAG_LEN], tag: &[u8]) -> bool {
+    let ok = ct_eq(&want, tag);
+    want.zeroize();
+    ok
+}
+
+/// `data` processed where it is.
+fn in_place(data: &mut [u8]) -> Io<'_> {
+    let len = data.len();
+    Io::Shift {
+        buf: data,
+        src: 0,
+        dst: 0,
+        len,
     }
 }
 

@@ -7,6 +7,9 @@
 //! A peer missing from this build fails the test unless
 //! `WISEC_ALLOW_MISSING_PEERS` is set.
 
+mod common;
+
+use common::{hexv, vectors};
 use wisec_crypto::gcmp::{self, Gcmp128, Gcmp256};
 use wisec_crypto::tkip::{phase1, phase2, DangerTkip};
 use wisec_crypto::wep::DangerWep;
@@ -49,80 +52,21 @@ fn check_frame(peers: &mut [Box<dyn GcmPeer>], plain: &[u8], pn: u64, protected:
     let want_mic = &protected[start + body.len()..];
     assert_eq!(want_mic.len(), 16);
     for p in peers.iter_mut() {
-        let mut ct = vec![0u8; body.len()];
-        let mut tag = vec![0u8; 16];
-        p.seal(&mut [GcmMsg {
-            nonce: &nonce,
-            aad: &aad,
-            input: &body,
-            output: &mut ct,
-            tag: &mut tag,
-        }])
-        .unwrap();
-        assert_eq!(ct, want_ct, "{} ciphertext, body {}", p.name(), body.len());
-        assert_eq!(tag, want_mic, "{} MIC, body {}", p.name(), body.len());
+        let name = p.name();
+        common::seals_and_opens_like_wisec(
+            name,
+            |m, seal| if seal { p.seal(m) } else { p.open(m) },
+            &nonce,
+            &aad,
+            &body,
+            want_ct,
+            want_mic,
+        );
 
-        let mut pt = vec![0u8; body.len()];
-        let mut rx_tag = want_mic.to_vec();
-        p.open(&mut [GcmMsg {
-            nonce: &nonce,
-            aad: &aad,
-            input: want_ct,
-            output: &mut pt,
-            tag: &mut rx_tag,
-        }])
-        .unwrap();
-        assert_eq!(pt, body, "{} plaintext", p.name());
-
-        // A flipped MIC, ciphertext, AAD or nonce byte is rejected.
-        let mut bad_ct = want_ct.to_vec();
-        if let Some(b) = bad_ct.last_mut() {
-            *b ^= 0x01;
-        }
-        let mut bad_aad = aad.clone();
-        bad_aad[10] ^= 0x01; // A2
-        let mut bad_nonce = nonce;
-        bad_nonce[11] ^= 0x01; // PN0
-        let mut bad_tag = want_mic.to_vec();
-        bad_tag[0] ^= 0x80;
-        for (what, input, a, n, t) in [
-            ("mic", want_ct, &aad[..], &nonce, &bad_tag[..]),
-            ("ciphertext", &bad_ct[..], &aad[..], &nonce, want_mic),
-            ("aad", want_ct, &bad_aad[..], &nonce, want_mic),
-            ("nonce", want_ct, &aad[..], &bad_nonce, want_mic),
-        ] {
-            if what == "ciphertext" && body.is_empty() {
-                continue;
-            }
-            let mut out = vec![0xaau8; body.len()];
-            let mut t = t.to_vec();
-            let r = p.open(&mut [GcmMsg {
-                nonce: n,
-                aad: a,
-                input,
-                output: &mut out,
-                tag: &mut t,
-            }]);
-            assert_eq!(
-                r,
-                Err(PeerError::Integrity { index: 0 }),
-                "{} accepted a flipped {what}",
-                p.name()
-            );
-            assert!(out.iter().all(|&b| b == 0), "{} left output", p.name());
-        }
+        // A flipped MIC, ciphertext, AAD (A2) or nonce (PN0) byte is
+        // rejected, and the output is wiped.
+        common::refuses_tampering(name, |m| p.open(m), &nonce, &aad, want_ct, want_mic, 10, 11);
     }
-}
-
-fn vectors() -> serde_json::Value {
-    serde_json::from_str(include_str!(
-        "../../wisec-crypto/tests/vectors/ieee80211_vectors.json"
-    ))
-    .unwrap()
-}
-
-fn hexv(v: &serde_json::Value) -> Vec<u8> {
-    hex::decode(v.as_str().unwrap()).unwrap()
 }
 
 #[test]

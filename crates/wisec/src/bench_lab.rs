@@ -10,6 +10,7 @@
 //! spread is the machine's. There is no other simulator to run beside it;
 //! the figures are for comparing builds and machines.
 
+use crate::bench::load_average;
 use clap::Args;
 use serde::Serialize;
 use std::time::Instant;
@@ -76,15 +77,6 @@ pub struct Report {
     pub logical_cpus: usize,
     /// The points.
     pub points: Vec<Point>,
-}
-
-fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()
 }
 
 /// Median, min, max of non-empty `v`.

@@ -2,7 +2,7 @@
 //! RustCrypto block cipher, and the x86-64 vector engines (AES-NI on xmm,
 //! VAES on ymm and zmm) with their key schedule and CPU detection; the GCM
 //! engine of GCMP and BIP-GMAC ([`gcm`], kernels in `x86_gcm`); CRC-32 by
-//! carry-less folding and the RC4 keystream of WEP and TKIP.
+//! carry-less folding (kernels in `x86_crc`).
 //!
 //! This is the only module of the crate that contains `unsafe` code, all of
 //! it in the x86 modules and the few volatile wipes here: calls to

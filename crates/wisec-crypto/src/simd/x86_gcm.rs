@@ -202,6 +202,31 @@ unsafe fn acc_bytes<T: Vector>(
     }
 }
 
+/// Adds the products of one group of `G` registers of ciphertext blocks
+/// (as they are in memory) by `H^W .. H^1` to `acc`, with the running
+/// hash `s` in the first block; register 0 last, so that the chain
+/// through `s` is as short as it can be.
+#[inline(always)]
+unsafe fn hash_group<T: Vector, const G: usize>(
+    t: &GhashKey,
+    acc: &mut Acc<T>,
+    regs: &[T; G],
+    s: Option<__m128i>,
+) {
+    let rev = T::splat(&REV);
+    let base = POWERS - G * T::B;
+    for g in (0..G).rev() {
+        let mut d = regs[g].rev(rev);
+        if g == 0 {
+            if let Some(s) = s {
+                d = d.xor(T::lane0(s));
+            }
+        }
+        let i = base + g * T::B;
+        acc.mul(d, tab(&t.pow, i), tab(&t.kar, i));
+    }
+}
+
 /// GHASH of the whole groups of `len` bytes at `p` after `s`: per group of
 /// `W` blocks one aggregated product and one reduction. Returns the hash
 /// and how many bytes it took (the rest, fewer than a group, is left for
@@ -213,20 +238,15 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
     p: *const u8,
     len: usize,
 ) -> (__m128i, usize) {
-    let rev = T::splat(&REV);
     let w = G * T::B;
-    let base = POWERS - w;
     let mut off = 0;
     while len - off >= 16 * w {
-        let mut acc = Acc::<T>::new();
-        for g in (0..G).rev() {
-            let mut d = T::load(p.add(off + 16 * g * T::B).cast()).rev(rev);
-            if g == 0 {
-                d = d.xor(T::lane0(s));
-            }
-            let i = base + g * T::B;
-            acc.mul(d, tab(&t.pow, i), tab(&t.kar, i));
+        let mut regs = [T::splat(&[0; 16]); G];
+        for (g, r) in regs.iter_mut().enumerate() {
+            *r = T::load(p.add(off + 16 * g * T::B).cast());
         }
+        let mut acc = Acc::<T>::new();
+        hash_group(t, &mut acc, &regs, Some(s));
         s = reduce(acc.fold_with(Acc::new()));
         off += 16 * w;
     }
@@ -385,16 +405,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     }
     if !DEC && groups > 0 {
         let mut acc = if groups == 1 { pre } else { Acc::<T>::new() };
-        for g in (0..G).rev() {
-            let mut d = prev[g].rev(rev);
-            if g == 0 {
-                if let Some(s) = s {
-                    d = d.xor(T::lane0(s));
-                }
-            }
-            let ti = base + g * T::B;
-            acc.mul(d, tab(&t.pow, ti), tab(&t.kar, ti));
-        }
+        hash_group(t, &mut acc, &prev, s);
         s = Some(reduce(acc.fold_with(Acc::new())));
     }
 

@@ -691,31 +691,26 @@ fn jobs_for(
         Kind::Peer(i) => {
             let spec = peer_spec(i);
             let name = spec.library;
+            // Two keyed instances of the library peer `name` (one seals,
+            // one opens), or why it is missing.
+            fn pick<T>(all: Vec<(&str, Result<T, String>)>, name: &str) -> Result<T, String> {
+                all.into_iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, p)| p)
+                    .unwrap_or_else(|| Err(format!("unknown peer {name}")))
+            }
+            let missing = |r| ("missing", r);
             match spec.kind {
                 PeerKind::Ccm => {
                     let key = workload::key(16);
-                    let make = || {
-                        wisec_peers::all_peers(&key)
-                            .into_iter()
-                            .find(|(n, _)| *n == name)
-                            .map(|(_, p)| p)
-                            .unwrap_or_else(|| Err(format!("unknown peer {name}")))
-                    };
-                    let seal = make().map_err(|r| ("missing", r))?;
-                    let open = make().map_err(|r| ("missing", r))?;
+                    let seal = pick(wisec_peers::all_peers(&key), name).map_err(missing)?;
+                    let open = pick(wisec_peers::all_peers(&key), name).map_err(missing)?;
                     workload::ccm_peer(seal, open, data).map_err(error)
                 }
                 PeerKind::Gcm(key_len) => {
                     let key = workload::key(key_len);
-                    let make = || {
-                        wisec_peers::gcm_peers(&key)
-                            .into_iter()
-                            .find(|(n, _)| *n == name)
-                            .map(|(_, p)| p)
-                            .unwrap_or_else(|| Err(format!("unknown peer {name}")))
-                    };
-                    let seal = make().map_err(|r| ("missing", r))?;
-                    let open = make().map_err(|r| ("missing", r))?;
+                    let seal = pick(wisec_peers::gcm_peers(&key), name).map_err(missing)?;
+                    let open = pick(wisec_peers::gcm_peers(&key), name).map_err(missing)?;
                     workload::gcm_peer(seal, open, key_len, data).map_err(error)
                 }
                 PeerKind::Rc4 | PeerKind::Rc4Stream => {
@@ -839,7 +834,7 @@ fn measure_once(cfg: &Config, progress: bool, run: usize) -> Vec<RunRow> {
 
 /// The 1-minute load average of the machine (`/proc/loadavg`), to say how
 /// busy it was while measuring.
-fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()

@@ -536,29 +536,23 @@ trait AeadPeer<const N: usize> {
     fn open(&mut self, msgs: &mut [AeadMsg<'_, N>]) -> Result<(), PeerError>;
 }
 
-impl AeadPeer<13> for Box<dyn CcmPeer> {
-    fn name(&self) -> &'static str {
-        CcmPeer::name(&**self)
-    }
-    fn seal(&mut self, msgs: &mut [AeadMsg<'_, 13>]) -> Result<(), PeerError> {
-        CcmPeer::seal(&mut **self, msgs)
-    }
-    fn open(&mut self, msgs: &mut [AeadMsg<'_, 13>]) -> Result<(), PeerError> {
-        CcmPeer::open(&mut **self, msgs)
-    }
+macro_rules! aead_peer {
+    ($peer:ident, $n:literal) => {
+        impl AeadPeer<$n> for Box<dyn $peer> {
+            fn name(&self) -> &'static str {
+                $peer::name(&**self)
+            }
+            fn seal(&mut self, msgs: &mut [AeadMsg<'_, $n>]) -> Result<(), PeerError> {
+                $peer::seal(&mut **self, msgs)
+            }
+            fn open(&mut self, msgs: &mut [AeadMsg<'_, $n>]) -> Result<(), PeerError> {
+                $peer::open(&mut **self, msgs)
+            }
+        }
+    };
 }
-
-impl AeadPeer<12> for Box<dyn GcmPeer> {
-    fn name(&self) -> &'static str {
-        GcmPeer::name(&**self)
-    }
-    fn seal(&mut self, msgs: &mut [AeadMsg<'_, 12>]) -> Result<(), PeerError> {
-        GcmPeer::seal(&mut **self, msgs)
-    }
-    fn open(&mut self, msgs: &mut [AeadMsg<'_, 12>]) -> Result<(), PeerError> {
-        GcmPeer::open(&mut **self, msgs)
-    }
-}
+aead_peer!(CcmPeer, 13);
+aead_peer!(GcmPeer, 12);
 
 /// Jobs for a CCM peer on CCMP-128 framing: the same frames, nonces and
 /// AADs as wisec's CCMP-128 (the peer gets nonce and AAD ready-made; wisec
