@@ -645,6 +645,62 @@ impl DangerTkip {
     }
 }
 
+/// A TKIP temporal key without its Michael MIC keys: the 16-octet
+/// Temporal Encryption Key alone, as key tables of capture tools often
+/// hold it. Frames can be decrypted and their ICV (a CRC, not a MIC)
+/// checked, but their Michael MIC cannot: what this key unprotects is of
+/// UNVERIFIED integrity. For reading old captures only.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct DangerTkipTkOnly {
+    inner: DangerTkip,
+}
+
+impl core::fmt::Debug for DangerTkipTkOnly {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("DangerTkipTkOnly { .. }")
+    }
+}
+
+impl DangerTkipTkOnly {
+    /// The 16-octet Temporal Encryption Key (12.5.2.1); other lengths are
+    /// [`Error::InvalidParameter`].
+    pub fn new(tk: &[u8]) -> Result<DangerTkipTkOnly> {
+        let tk: &[u8; 16] = tk.try_into().map_err(|_| Error::InvalidParameter)?;
+        Ok(DangerTkipTkOnly {
+            inner: DangerTkip {
+                tk: *tk,
+                mic_from_authenticator: [0; 8],
+                mic_from_supplicant: [0; 8],
+                select: MichaelKeySelect::ByFrame,
+            },
+        })
+    }
+
+    /// Decrypts an unfragmented TKIP MPDU in place, checks its ICV
+    /// (12.5.2.3) and removes the TKIP header, the 8-octet Michael MIC
+    /// and the ICV, WITHOUT checking the MIC (its keys are unknown). The
+    /// result proves the frame was encrypted with this key, not that it
+    /// was not altered: the ICV is linear and can be fixed up by anyone
+    /// who flips bits. On failure `buf` holds the frame as it was given.
+    pub fn danger_unprotect_unverified_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+        mpdu_layout(buf)?;
+        DangerTkip::reject_fragments(buf)?;
+        let m = self.inner.open(buf)?;
+        let n = buf.len();
+        if n < m.hl + TKIP_HEADER_LEN + MIC_LEN + ICV_LEN {
+            // No room for a MIC: not a TKIP MSDU. Restore the ciphertext.
+            let ta = Header::new_unchecked(&*buf)
+                .addr2()
+                .ok_or(Error::Malformed)?;
+            let mut rc4 = self.inner.cipher(&ta, m.tsc)?;
+            rc4.apply_keystream(&mut buf[m.hl + TKIP_HEADER_LEN..]);
+            return Err(Error::Integrity);
+        }
+        let len = DangerTkip::strip(buf, m.hl, MIC_LEN + ICV_LEN);
+        Ok(Unprotected::new(len, m.tsc, m.key_id))
+    }
+}
+
 impl FrameProtector for DangerTkip {
     fn overhead(&self) -> Overhead {
         Overhead {
@@ -688,6 +744,47 @@ impl FrameProtector for DangerTkip {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tk_only_opens_what_the_full_key_sealed_and_says_nothing_of_the_mic() {
+        let key: [u8; 32] = core::array::from_fn(|i| i as u8 + 1);
+        let full = DangerTkip::new(&key).unwrap();
+        let tk_only = DangerTkipTkOnly::new(&key[..16]).unwrap();
+        // A data frame To DS (from the supplicant), LLC/SNAP and a body.
+        let mut plain = [0u8; 24 + 20];
+        plain[0] = 0x08;
+        plain[1] = 0x01;
+        plain[4..10].copy_from_slice(&[2, 0, 0, 0, 0, 0xaa]);
+        plain[10..16].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
+        plain[16..22].copy_from_slice(&[2, 0, 0, 0, 0, 0xaa]);
+        plain[24..].copy_from_slice(b"\xaa\xaa\x03\0\0\0\x08\x00hello tkip!!");
+        let mut buf = [0u8; 24 + 20 + 20];
+        buf[..plain.len()].copy_from_slice(&plain);
+        let n = full
+            .protect_in_place(&mut buf, plain.len(), 0x1234, 1)
+            .unwrap();
+        let sealed = buf[..n].to_vec();
+        let mut b = sealed.clone();
+        let u = tk_only
+            .danger_unprotect_unverified_in_place(&mut b)
+            .unwrap();
+        assert_eq!(&b[..u.len()][2..], &plain[2..]);
+        assert_eq!(b[1] & 0x40, 0);
+        assert_eq!(u.pn(), 0x1234);
+        // A flipped ciphertext octet fails the ICV; the frame is restored.
+        let mut b = sealed.clone();
+        b[24 + 8 + 3] ^= 0x10;
+        let before = b.clone();
+        assert!(tk_only
+            .danger_unprotect_unverified_in_place(&mut b)
+            .is_err());
+        assert_eq!(b, before);
+        // Another TK fails too.
+        let other = DangerTkipTkOnly::new(&[9; 16]).unwrap();
+        let mut b = sealed.clone();
+        assert!(other.danger_unprotect_unverified_in_place(&mut b).is_err());
+        assert!(DangerTkipTkOnly::new(&key).is_err());
+    }
 
     #[test]
     fn sbox_is_the_aes_sbox() {

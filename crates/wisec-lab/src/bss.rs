@@ -16,6 +16,7 @@
 use crate::cost::{Calibration, Cpu, DeviceProfile, Op, Security};
 use crate::net::{Stack, Traffic};
 use crate::node::{Ctx, IfaceId, Node, PortId, RxInfo, TxRequest};
+use crate::port::SharedPort;
 use crate::time::Time;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -209,6 +210,17 @@ impl Radio {
                 *slot = None;
             }
         }
+    }
+
+    /// The driver queue is full: a data frame is dropped (and counted)
+    /// before it takes a sequence number, so that the numbers the MAC sends
+    /// have no gaps for a BlockAck recipient to wait on (10.25.4).
+    fn full(&mut self) -> bool {
+        let full = self.txq.len() >= TXQ_LIMIT;
+        if full {
+            self.stats.queue_drops += 1;
+        }
+        full
     }
 
     /// Queues an MPDU that is ready at `ready`.
@@ -407,8 +419,21 @@ fn negotiated(sec: Security) -> Option<Negotiated> {
     Some(Negotiated::rsn(Akm::PSK, cs, cs, None))
 }
 
+/// The PMK of the lab's passphrase and SSID (IEEE Std 802.11-2020,
+/// J.4.1), derived once per process: 4096 PBKDF2 iterations are a pause a
+/// real station takes when it is configured, not at every association, and
+/// a live medium must not stall on them.
 fn pmk() -> Option<Pmk> {
-    kdf::psk(PASSPHRASE.as_bytes(), SSID.as_bytes()).ok()
+    static PMK: std::sync::OnceLock<Option<Pmk>> = std::sync::OnceLock::new();
+    PMK.get_or_init(|| kdf::psk(PASSPHRASE.as_bytes(), SSID.as_bytes()).ok())
+        .clone()
+}
+
+/// Derives, ahead of time, what nodes compute once per process (the
+/// PMK of the lab's passphrase), so that a live medium does not pause on
+/// it at the first association.
+pub fn prepare() {
+    let _ = pmk();
 }
 
 /// The body after the fixed fields of a Beacon, Association Request or
@@ -855,6 +880,9 @@ impl ApNode {
         if !group && !self.clients.get(&da).is_some_and(|c| c.associated) {
             return;
         }
+        if self.radio.full() {
+            return;
+        }
         let tid = self.qos_tid.filter(|_| !group);
         let seq = match tid {
             Some(tid) => self.radio.next_qos_seq(da, tid),
@@ -1192,6 +1220,9 @@ pub struct StaNode {
     /// Times the station lost its association to a Deauthentication or
     /// Disassociation frame.
     pub disconnects: u32,
+    /// A device outside the simulation (the live lab's TAP) that sends and
+    /// receives the station's Ethernet frames instead of [`Self::stack`].
+    tap: Option<SharedPort>,
 }
 
 impl core::fmt::Debug for StaNode {
@@ -1239,6 +1270,23 @@ impl StaNode {
             pmf: false,
             mgmt: None,
             disconnects: 0,
+            tap: None,
+        }
+    }
+
+    /// Takes the station's Ethernet frames from `port` and delivers what
+    /// it receives there, instead of running [`Self::stack`] (which then
+    /// stays idle): the live lab's TAP device. Frames that arrive before
+    /// the link is up are dropped and counted, as a driver without an
+    /// association does.
+    pub fn set_tap(&mut self, port: SharedPort) {
+        self.tap = Some(port);
+    }
+
+    /// Whether the driver queue has room, told to the TAP's driver.
+    fn update_accepting(&self) {
+        if let Some(p) = &self.tap {
+            p.borrow_mut().accepting = self.radio.txq.len() < TXQ_LIMIT;
         }
     }
 
@@ -1553,8 +1601,8 @@ impl StaNode {
         }
     }
 
-    /// Delivers ready frames to the stack, runs it and sends what it
-    /// produced.
+    /// Delivers ready frames to the stack (or the TAP), runs it and sends
+    /// what it produced.
     fn run_stack(&mut self, now: Time, ctx: &mut Ctx<'_>) {
         while let Some(&(t, _)) = self.rxq.front() {
             if t > now {
@@ -1562,10 +1610,13 @@ impl StaNode {
                 break;
             }
             if let Some((_, eth)) = self.rxq.pop_front() {
-                self.stack.dev.rx.push_back(eth);
+                match &self.tap {
+                    Some(p) => p.borrow_mut().deliver(now, eth),
+                    None => self.stack.dev.rx.push_back(eth),
+                }
             }
         }
-        if self.phase != StaPhase::Connected {
+        if self.phase != StaPhase::Connected || self.tap.is_some() {
             return;
         }
         if let Some(c) = self.connected_at {
@@ -1587,6 +1638,9 @@ impl StaNode {
         let Some((da, _)) = eth_addrs(eth) else {
             return;
         };
+        if self.radio.full() {
+            return;
+        }
         let tid = self.qos_tid;
         let seq = match tid {
             Some(tid) => self.radio.next_qos_seq(BSSID, tid),
@@ -1677,7 +1731,27 @@ impl Node for StaNode {
             self.run_stack(now, ctx);
         }
         self.radio.after_poll(ctx, f.is_some());
+        self.update_accepting();
         f.map(TxRequest::new)
+    }
+
+    fn on_input(&mut self, now: Time, ctx: &mut Ctx<'_>) {
+        let Some(port) = self.tap.clone() else {
+            return;
+        };
+        let frames = port.borrow_mut().take_due(now);
+        for eth in frames {
+            if self.phase != StaPhase::Connected || eth.len() < 14 {
+                port.borrow_mut().stats.dropped += 1;
+                continue;
+            }
+            let before = self.radio.stats.queue_drops + self.radio.stats.tx_errors;
+            self.send_eth(now, &eth, ctx);
+            if self.radio.stats.queue_drops + self.radio.stats.tx_errors > before {
+                port.borrow_mut().stats.dropped += 1;
+            }
+        }
+        self.update_accepting();
     }
 
     fn on_timer(&mut self, now: Time, token: u64, ctx: &mut Ctx<'_>) {

@@ -10,16 +10,20 @@
 #![deny(missing_docs)]
 
 pub mod analyze;
+pub mod bare;
 pub mod bianchi;
 pub mod bss;
 pub mod cost;
 pub mod experiment;
 pub mod frames;
+#[cfg(target_os = "linux")]
+pub mod live;
 pub mod net;
 pub mod node;
 pub mod output;
 pub mod pcap;
 pub mod phy;
+pub mod port;
 pub mod progress;
 pub mod report;
 pub mod rng;

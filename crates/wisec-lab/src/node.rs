@@ -194,6 +194,13 @@ pub trait Node: Any {
     fn on_wired(&mut self, now: Time, port: PortId, packet: &[u8], ctx: &mut Ctx<'_>) {
         let _ = (now, port, packet, ctx);
     }
+
+    /// Input from outside the simulation is due (see
+    /// [`crate::Simulator::schedule_input`]): a live driver put frames read
+    /// from a TAP device into the node's input queue.
+    fn on_input(&mut self, now: Time, ctx: &mut Ctx<'_>) {
+        let _ = (now, ctx);
+    }
 }
 
 /// Object-safe access to a node as [`Any`], for reading results back.

@@ -365,6 +365,24 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         let recorder = capture.then(|| Recorder::new(CAPTURE_LIMIT));
         let mut env = TrialEnv::new(settings.calibration);
         env.observer = recorder.as_ref().map(Recorder::observer);
+        env.interrupt.clone_from(&settings.interrupt);
+        // A live trial writes its capture as it runs: into a part file
+        // renamed when the trial is done.
+        let live_capture = match out {
+            Some(dir) if capture => {
+                let d = dir.join("channels");
+                fs::create_dir_all(&d).map_err(|error| OutputError {
+                    path: d.clone(),
+                    error,
+                })?;
+                Some(d.join(format!("{}-live.pcap", safe(&spec.label))))
+            }
+            _ => None,
+        };
+        env.capture_file = live_capture
+            .as_ref()
+            .map(|p| PathBuf::from(format!("{}.part", p.display())));
+        env.work_dir = out.map(|d| d.join("live"));
         let started = std::time::Instant::now();
         let r = match exp.run_trial(spec, &mut env) {
             Ok(r) => {
@@ -372,6 +390,17 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
                 r
             }
             Err(e) => {
+                if let Some(p) = &env.capture_file {
+                    let _ = fs::remove_file(p);
+                }
+                if e.is_interrupted() {
+                    progress.note(&format!(
+                        "trial {} ({}) interrupted",
+                        spec.index, spec.label
+                    ));
+                    status = Status::Interrupted;
+                    break;
+                }
                 progress.note(&format!(
                     "trial {} ({}) failed: {e}",
                     spec.index, spec.label
@@ -381,6 +410,17 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
                 break;
             }
         };
+        if let (Some(part), Some(path), Some(dir)) = (&env.capture_file, &live_capture, out) {
+            if part.exists() {
+                fs::rename(part, path).map_err(|error| OutputError {
+                    path: path.clone(),
+                    error,
+                })?;
+                if let Ok(rel) = path.strip_prefix(dir) {
+                    files.push(rel.to_path_buf());
+                }
+            }
+        }
         drop(env);
         if let Some(dir) = out {
             let stem = trial_stem(&r);
@@ -594,17 +634,7 @@ trials completed before it.\n",
         settings.calibration.host_mhz
     );
     if !report.parameters.is_empty() {
-        s.push_str("## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n");
-        for p in &report.parameters {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} |",
-                p.name,
-                p.value.to_string().replace('|', "\\|"),
-                p.description.replace('|', "\\|")
-            );
-        }
-        s.push('\n');
+        s.push_str(&parameters_markdown(&report.parameters));
     }
     if !report.tables.is_empty() {
         s.push_str("## Results\n\n");
@@ -678,6 +708,23 @@ for Wireshark or tshark:\n",
             let _ = writeln!(s, "  - keys: {k}");
         }
     }
+    s
+}
+
+/// A report's parameters as a Markdown section ("## Parameters" and a
+/// table of name, value and meaning), ending with a blank line.
+pub fn parameters_markdown(parameters: &[crate::experiment::Param]) -> String {
+    let mut s = String::from("## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n");
+    for p in parameters {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            p.name,
+            p.value.to_string().replace('|', "\\|"),
+            p.description.replace('|', "\\|")
+        );
+    }
+    s.push('\n');
     s
 }
 

@@ -44,6 +44,10 @@ pub struct Scenario {
     /// A reduced version (shorter, fewer points) for smoke tests.
     #[serde(default)]
     pub quick: bool,
+    /// Run live: real programs in network namespaces over the medium in
+    /// real time (root only; not every experiment can).
+    #[serde(default)]
+    pub live: bool,
     /// The experiment's own parameters, by name.
     #[serde(default)]
     pub params: BTreeMap<String, Spanned<toml::Value>>,
@@ -777,6 +781,7 @@ impl Scenario {
             trials: self.trials,
             quick: self.quick,
             overrides,
+            live: self.live,
         }
     }
 

@@ -38,9 +38,9 @@
 //!
 //! [`Simulator::next_event_time`], [`Simulator::step`] and
 //! [`Simulator::run_until`] let a driver advance virtual time in step with
-//! a wall clock, and [`Simulator::wake`] with node access
-//! ([`Simulator::node_mut`]) lets it inject frames that arrive from TAP
-//! devices between events.
+//! a wall clock; [`Simulator::schedule_input`] lets it hand a node the
+//! frames that arrived from TAP devices, at the virtual time they arrived
+//! (the live lab, [`crate::live`]).
 
 use crate::frames::{self, FrameInfo};
 use crate::node::{
@@ -479,6 +479,9 @@ enum Event {
     /// Boxed: the queue moves events around, and this one would make
     /// every event twice as large.
     Wired(Box<WiredDelivery>),
+    Input {
+        node: usize,
+    },
 }
 
 #[derive(Debug)]
@@ -760,6 +763,17 @@ impl Simulator {
         }
     }
 
+    /// Calls [`Node::on_input`] of `node` at `at` (or now, if `at` is
+    /// past): a real-time driver that has put a frame from a TAP device
+    /// into the node's input queue, stamped with the virtual time it
+    /// arrived, asks the node to take it at that time. Nothing happens if
+    /// the node does not exist.
+    pub fn schedule_input(&mut self, node: NodeId, at: Time) {
+        if node.0 < self.nodes.len() {
+            self.schedule(at, Event::Input { node: node.0 });
+        }
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&mut self) -> Option<Time> {
         self.ensure_started();
@@ -899,6 +913,9 @@ impl Simulator {
             Event::Wired(w) => {
                 let (node, port) = self.links[w.link].ends[w.to];
                 self.call_node(node.0, |n, now, ctx| n.on_wired(now, port, &w.packet, ctx));
+            }
+            Event::Input { node } => {
+                self.call_node(node, |n, now, ctx| n.on_input(now, ctx));
             }
         }
     }

@@ -19,19 +19,7 @@ pub const DISCARD_PORT: u16 = 9;
 /// the sum may be computed in any word size and folded), the last one to
 /// three octets zero padded.
 fn internet_checksum(data: &[u8], initial: u32) -> u16 {
-    let mut sum = u64::from(initial);
-    let mut words = data.chunks_exact(4);
-    for w in &mut words {
-        sum += u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
-    }
-    let rest = words.remainder();
-    let mut last = [0u8; 4];
-    last[..rest.len()].copy_from_slice(rest);
-    sum += u64::from(u32::from_be_bytes(last));
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
+    !(wisec_bare::net::ones_sum(initial, data) as u16)
 }
 
 /// An IPv4 packet of `ip_len` octets (at least 28) carrying a UDP datagram

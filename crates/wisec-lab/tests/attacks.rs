@@ -13,6 +13,7 @@ fn run(attack: &str, protection: &str) -> TrialResult {
             ("attacks".into(), attack.into()),
             ("protections".into(), protection.into()),
         ],
+        ..RunOptions::default()
     };
     let exp = create("attacks", &opts).unwrap();
     let plan = exp.plan();
@@ -114,6 +115,7 @@ fn the_report_plots_throughput_over_time_per_protection() {
             ("attacks".into(), "disassoc".into()),
             ("protections".into(), "none,pmf".into()),
         ],
+        ..RunOptions::default()
     };
     let exp = create("attacks", &opts).unwrap();
     let cal = Calibration::nominal();

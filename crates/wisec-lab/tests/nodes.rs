@@ -194,6 +194,7 @@ fn quick(overrides: &[(&str, &str)], seed: u64) -> RunOptions {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        live: false,
     }
 }
 

@@ -3,13 +3,13 @@
 //! 802.11 capture, radiotap or bare, pcap or pcapng, gzip or not.
 //!
 //! The analysis itself is `wisec_lab::analyze`; this module reads the
-//! capture: the MPDU of each packet through [`crate::link`], its time from
+//! capture: the MPDU of each packet through [`crate::decrypt::link`], its time from
 //! the radiotap TSFT field when the capture's first frame has one, from
 //! the pcap timestamp otherwise.
 
 use crate::capture::{CaptureReader, Interface, Record};
-use crate::cli::Failure;
-use crate::link::{self, FcsMode, Unusable};
+use crate::decrypt::link::{self, FcsMode, Unusable};
+use crate::error::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
 use wisec_lab::analyze::{analyze, AirRecord, Analysis};
@@ -46,6 +46,7 @@ fn why(u: Unusable) -> &'static str {
         Unusable::BadFcs => "bad FCS",
         Unusable::Short => "shorter than its framing announces",
         Unusable::LinkType => "not an 802.11 link type",
+        Unusable::BadHeader => "malformed Prism, AVS or PPI header",
     }
 }
 
@@ -68,7 +69,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
                 break;
             }
         };
-        let p = match rec {
+        let mut p = match rec {
             Record::Section => {
                 ifaces.clear();
                 continue;
@@ -84,7 +85,11 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
             bad.push((number, format!("no interface {}", p.interface)));
             continue;
         };
-        let framing = match link::locate(iface, FcsMode::Auto, &p.data) {
+        // Radiotap padding out (the analysis reads the MPDU).
+        if let Some(pad) = link::unpad(iface, &mut p.data) {
+            p.data.drain(..pad.len);
+        }
+        let framing = match link::locate_unpadded(iface, FcsMode::Auto, &p.data) {
             Ok(f) => f,
             Err(u) => {
                 bad.push((number, why(u).to_string()));

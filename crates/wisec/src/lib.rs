@@ -1,26 +1,23 @@
 //! wisec: wireless link security. The std library behind the `wisec`
-//! binary: capture I/O ([`capture`]), locating MPDUs in packets ([`link`]),
-//! keys ([`keys`]), the encrypt/decrypt pipelines ([`pipeline`]), synthetic
-//! protected sessions ([`synth`]), the lab ([`lab`]), the attack runner
-//! ([`attack`]), the benchmarks ([`bench`](mod@bench), [`bench_decrypt`],
-//! [`bench_discosec`], [`bench_lab`]) and the command line ([`cli`]).
+//! binary, one module per command: capture decryption and encryption
+//! ([`decrypt`]: its pipeline, keys and link layer), capture I/O
+//! ([`capture`]), synthetic protected sessions ([`synth`]), the lab
+//! ([`lab`]), capture analysis ([`analyze`]), the attack runner
+//! ([`attack`]), the benchmarks ([`bench`](mod@bench)), the command line
+//! ([`cli`]) and the error every command returns ([`error`]).
 #![forbid(unsafe_code)]
 
 pub mod analyze;
 pub mod attack;
-mod batched;
+pub mod bare;
 pub mod bench;
-pub mod bench_decrypt;
-pub mod bench_discosec;
-pub mod bench_lab;
 pub mod capture;
 pub mod cli;
-pub mod keys;
+pub mod decrypt;
+pub mod error;
+pub mod ko_deps;
 pub mod lab;
-pub mod lab_run;
-pub mod link;
-pub mod pipeline;
+pub mod outfile;
 pub mod sample;
 pub mod session;
 pub mod synth;
-pub mod tracked;

@@ -197,7 +197,7 @@ pub fn write_sample<W: Write>(out: W, opts: SampleOptions) -> io::Result<W> {
         };
         data.extend(&mpdu);
         if opts.fcs {
-            data.extend(crate::link::fcs(&mpdu).to_le_bytes());
+            data.extend(crate::decrypt::link::fcs(&mpdu).to_le_bytes());
         }
         let p = Packet {
             interface: 0,

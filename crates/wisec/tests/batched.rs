@@ -8,10 +8,10 @@
 
 use std::io::Cursor;
 use wisec::capture::{CaptureReader, CaptureWriter, Format, Interface, Packet, Record};
-use wisec::keys::{BatchKey, KeyId, KeyQuery, KeyRole, KeyStore, StaticKeys};
-use wisec::pipeline::{decrypt, DecryptConfig, DecryptSummary};
+use wisec::decrypt::keys::{BatchKey, KeyId, KeyQuery, KeyRole, KeyStore, StaticKeys};
+use wisec::decrypt::pipeline::{decrypt, DecryptConfig, DecryptSummary};
+use wisec::decrypt::tracked::TrackedKeys;
 use wisec::synth::{self, FrameKind, SynthCipher, SynthConfig};
-use wisec::tracked::TrackedKeys;
 use wisec_crypto::suite::{BipKey, DataKey};
 use wisec_proto::tracker::Tracker;
 
@@ -120,7 +120,8 @@ fn sessions(
         .unwrap();
     }
     let mut out: Vec<(Vec<u8>, u32, Option<Vec<u8>>)> = Vec::new();
-    let mut replays: Vec<(usize, Vec<u8>)> = Vec::new();
+    // Copies to insert later: (where, packet, its expected plaintext).
+    let mut replays: Vec<(usize, Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut n = 0usize;
     for (i, (pkt, plain, kind)) in frames.into_iter().enumerate() {
         let len = pkt.len() as u32;
@@ -148,17 +149,25 @@ fn sessions(
                 out.push((p, len, None));
             } else {
                 if n % 7 == 0 {
-                    replays.push((i + 5, pkt.clone()));
+                    // The same packet number in a frame with another
+                    // sequence number (outside the AAD, so the MIC still
+                    // verifies): a replay, left as it is.
+                    let mut p = pkt.clone();
+                    p[prefix + 22] = p[prefix + 22].wrapping_add(0x10);
+                    replays.push((i + 5, p, None));
+                } else if n % 19 == 0 {
+                    // An exact copy: a capture duplicate, decrypted.
+                    replays.push((i + 3, pkt.clone(), plain.clone()));
                 }
                 out.push((pkt, len, plain));
             }
         } else {
             out.push((pkt, len, plain));
         }
-        while let Some(pos) = replays.iter().position(|(at, _)| *at == i) {
-            let (_, p) = replays.remove(pos);
+        while let Some(pos) = replays.iter().position(|(at, _, _)| *at == i) {
+            let (_, p, plain) = replays.remove(pos);
             let len = p.len() as u32;
-            out.push((p, len, None));
+            out.push((p, len, plain));
         }
     }
     let mut w = CaptureWriter::new(Vec::new(), format);
@@ -263,6 +272,7 @@ fn ccmp_sessions_match_frame_by_frame() {
     assert!(s.decrypted > 5000, "{s:?}");
     let st = &s.suites["ccmp128"];
     assert!(st.replays > 0 && st.integrity_failures > 0, "{st:?}");
+    assert!(st.duplicates > 0 && st.duplicates == s.duplicates, "{st:?}");
     assert!(s.unparsable > 0);
     check(&c, Format::Pcapng, &[]);
 }

@@ -12,7 +12,7 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use wisec::capture::Format;
-use wisec::pipeline::to_ethernet;
+use wisec::decrypt::pipeline::to_ethernet;
 use wisec::session::{self, SessionOptions};
 
 fn write(dir: &Path, name: &str, frames: &[Vec<u8>], format: Format) -> PathBuf {
@@ -114,11 +114,11 @@ fn psk_and_ssid_options_and_filters() {
     assert_eq!(s["decrypted"], 0);
     let l = &s["links"][format!("{} {}", session::AP, session::station(0))];
     assert_eq!(
-        l["rejected"]["message 2: MIC verified under no given credential"], 1,
+        l["rejected"]["message 2: no credential matched (wrong passphrase or PSK?)"], 1,
         "{l}"
     );
     assert_eq!(
-        l["rejected"]["message 3: MIC verified under no given credential"], 1,
+        l["rejected"]["message 3: no credential matched (wrong passphrase or PSK?)"], 1,
         "{l}"
     );
     assert!(l["left_encrypted"]

@@ -17,6 +17,8 @@ pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
 pub mod overhead;
+#[cfg(target_os = "linux")]
+pub mod overhead_live;
 mod params;
 pub mod saturation;
 
@@ -488,6 +490,9 @@ pub struct RunOptions {
     pub quick: bool,
     /// `name=value` overrides of the experiment's parameters.
     pub overrides: Vec<(String, String)>,
+    /// Run live: real programs in network namespaces over the medium in
+    /// real time ([`crate::live`]) instead of in virtual time.
+    pub live: bool,
 }
 
 /// Why an experiment could not be set up or a trial failed.
@@ -502,6 +507,21 @@ impl fmt::Display for ExperimentError {
 
 impl std::error::Error for ExperimentError {}
 
+impl ExperimentError {
+    /// The message of a trial stopped by an interrupt.
+    pub const INTERRUPTED: &'static str = "interrupted";
+
+    /// A trial stopped by an interrupt (Ctrl-C, SIGTERM).
+    pub fn interrupted() -> ExperimentError {
+        ExperimentError(Self::INTERRUPTED.into())
+    }
+
+    /// Whether this is [`ExperimentError::interrupted`].
+    pub fn is_interrupted(&self) -> bool {
+        self.0 == Self::INTERRUPTED
+    }
+}
+
 /// A channel observer shared between the runner and a trial's simulator:
 /// called with every PPDU put on the air (see [`Simulator::set_observer`]).
 pub type SharedObserver = Rc<RefCell<dyn FnMut(&AirFrame<'_>)>>;
@@ -512,6 +532,15 @@ pub struct TrialEnv<'a> {
     pub calibration: &'a Calibration,
     /// Where to send every PPDU, for the channel pcap.
     pub observer: Option<SharedObserver>,
+    /// A live trial writes its channel capture here (a simulated one
+    /// uses [`TrialEnv::observer`]).
+    pub capture_file: Option<std::path::PathBuf>,
+    /// Where a live trial keeps its programs' logs; `None`: a temporary
+    /// directory.
+    pub work_dir: Option<std::path::PathBuf>,
+    /// Set when the run is interrupted: a live trial stops its programs and
+    /// returns [`ExperimentError::interrupted`].
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl fmt::Debug for TrialEnv<'_> {
@@ -519,7 +548,9 @@ impl fmt::Debug for TrialEnv<'_> {
         f.debug_struct("TrialEnv")
             .field("calibration", &self.calibration)
             .field("observer", &self.observer.is_some())
-            .finish()
+            .field("capture_file", &self.capture_file)
+            .field("work_dir", &self.work_dir)
+            .finish_non_exhaustive()
     }
 }
 
@@ -529,6 +560,9 @@ impl<'a> TrialEnv<'a> {
         TrialEnv {
             calibration,
             observer: None,
+            capture_file: None,
+            work_dir: None,
+            interrupt: None,
         }
     }
 
@@ -565,6 +599,13 @@ pub trait Experiment {
 /// The experiment `name` configured by `opts`, for the experiments that
 /// implement [`Experiment`].
 pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, ExperimentError> {
+    if opts.live {
+        if let Some(why) = not_live(name) {
+            return Err(ExperimentError(format!(
+                "experiment '{name}' cannot run live: {why}"
+            )));
+        }
+    }
     match name {
         "saturation" => Ok(Box::new(saturation::Saturation::new(opts)?)),
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
@@ -575,6 +616,33 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
+    }
+}
+
+/// Why experiment `name` cannot run live (`None`: it can).
+pub fn not_live(name: &str) -> Option<&'static str> {
+    match name {
+        "overhead" => None,
+        "saturation" => Some(
+            "its stations are saturated frame sources inside the simulator, with no IP stack; \
+for a saturated live link use 'wisec bench live'",
+        ),
+        "discosec" => Some(
+            "its results are the simulated device profiles' costs (the Cube and Routerboard APs); \
+run a DiscoSec link live with 'wisec lab live --suite discosec-fast'",
+        ),
+        "ccm-udp" => {
+            Some("its endpoints are models of the seed's bare machine and Linux host, not programs")
+        }
+        "congestion" => Some(
+            "its wired bottleneck and competing flows are simulated links; the live lab has no \
+shaped wired bottleneck yet",
+        ),
+        "attacks" => Some(
+            "its attacker injects frames into the medium on a schedule of virtual time; \
+'wisec attack run' runs the attacks against the protocol cores",
+        ),
+        _ => Some("no such experiment"),
     }
 }
 

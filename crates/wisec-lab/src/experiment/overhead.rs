@@ -41,6 +41,10 @@ pub const STA_IP: [u8; 4] = [10, 26, 0, 2];
 /// The server's IPv4 address.
 pub const SERVER_IP: [u8; 4] = [10, 26, 0, 1];
 
+/// Iperf's "1M" UDP rate: 2^20 b/s (the seed's Iperf UDP tests report
+/// about 1048 kb/s).
+pub const IPERF_UDP_BPS: u64 = 1_048_576;
+
 /// What a trial measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Measure {
@@ -50,6 +54,12 @@ pub enum Measure {
     Udp,
     /// Echo round-trip time.
     Ping,
+    /// Seed 001's Iperf TCP test: ten seconds, 128 KB window (Tables 6-1
+    /// and 6-2).
+    IperfTcp,
+    /// Seed 001's Iperf UDP test: ten seconds at 1 Mb/s (Tables 6-5 and
+    /// 6-6).
+    IperfUdp,
 }
 
 impl Measure {
@@ -59,13 +69,27 @@ impl Measure {
             Measure::Tcp => "tcp",
             Measure::Udp => "udp",
             Measure::Ping => "ping",
+            Measure::IperfTcp => "iperf-tcp",
+            Measure::IperfUdp => "iperf-udp",
         }
     }
 
     fn from_name(s: &str) -> Option<Measure> {
-        [Measure::Tcp, Measure::Udp, Measure::Ping]
-            .into_iter()
-            .find(|m| m.name() == s)
+        [
+            Measure::Tcp,
+            Measure::Udp,
+            Measure::Ping,
+            Measure::IperfTcp,
+            Measure::IperfUdp,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
+    }
+
+    /// Seed 001's Iperf tests, which run at 2 Mb/s only (where the seed
+    /// ran them).
+    pub fn is_iperf(self) -> bool {
+        matches!(self, Measure::IperfTcp | Measure::IperfUdp)
     }
 }
 
@@ -308,7 +332,7 @@ struct Config {
 }
 
 /// The experiment.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Overhead {
     configs: Vec<Config>,
     measures: Vec<Measure>,
@@ -317,6 +341,14 @@ pub struct Overhead {
     bytes: u64,
     udp_payload: usize,
     ping_count: u32,
+    iperf_seconds: f64,
+    /// Run with real programs over the medium in real time.
+    live: bool,
+    /// A live trial whose medium lag (p99) exceeds this fraction of one
+    /// 1500-octet frame's airtime is invalid.
+    lag_bound_fraction: f64,
+    #[cfg(target_os = "linux")]
+    live_state: super::overhead_live::LiveState,
 }
 
 const SEED_SUITES: [Security; 5] = [
@@ -345,8 +377,20 @@ impl Overhead {
     pub fn new(opts: &RunOptions) -> Result<Overhead, ExperimentError> {
         let mut suites = Security::ALL.to_vec();
         let mut rates = vec![2.0, 11.0, 54.0];
-        let mut measures = vec![Measure::Tcp, Measure::Udp, Measure::Ping];
+        let mut measures = vec![
+            Measure::Tcp,
+            Measure::Udp,
+            Measure::Ping,
+            Measure::IperfTcp,
+            Measure::IperfUdp,
+        ];
+        if opts.live {
+            // Live trials take real time: the seed's five settings.
+            suites = SEED_SUITES.to_vec();
+        }
         let mut bytes = 1_000_000u64;
+        let mut iperf_seconds = 10.0;
+        let mut lag_bound_fraction = 0.25;
         let mut soho = true;
         let mut ap = DeviceProfile::host();
         let mut sta = DeviceProfile::pentium4();
@@ -357,6 +401,7 @@ impl Overhead {
             bytes = 100_000;
             soho = false;
             ping_count = 3;
+            measures.retain(|m| !m.is_iperf());
         }
         let profile = |v: &str| {
             DeviceProfile::by_name(v)
@@ -383,6 +428,26 @@ impl Overhead {
                         .ok()
                         .filter(|b| (1..=100_000_000).contains(b))
                         .ok_or_else(|| ExperimentError(format!("bytes: '{v}'")))?
+                }
+                "iperf_seconds" => {
+                    iperf_seconds = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| (1.0..=600.0).contains(s))
+                        .ok_or_else(|| {
+                            ExperimentError(format!("iperf_seconds: '{v}' (1 to 600)"))
+                        })?
+                }
+                "lag_bound" => {
+                    lag_bound_fraction = v
+                        .parse()
+                        .ok()
+                        .filter(|s: &f64| *s > 0.0 && *s <= 100.0)
+                        .ok_or_else(|| {
+                            ExperimentError(format!(
+                                "lag_bound: '{v}' (a fraction of one frame's airtime, above 0)"
+                            ))
+                        })?
                 }
                 "soho" => {
                     soho = v
@@ -419,6 +484,12 @@ impl Overhead {
         if trials == 0 {
             return Err(ExperimentError("trials: at least 1".into()));
         }
+        #[cfg(not(target_os = "linux"))]
+        if opts.live {
+            return Err(ExperimentError(
+                "the live lab needs Linux (network namespaces and TAP devices)".into(),
+            ));
+        }
         Ok(Overhead {
             configs,
             measures,
@@ -427,6 +498,11 @@ impl Overhead {
             bytes,
             udp_payload: 1472,
             ping_count,
+            iperf_seconds,
+            live: opts.live,
+            lag_bound_fraction,
+            #[cfg(target_os = "linux")]
+            live_state: super::overhead_live::LiveState::default(),
         })
     }
 
@@ -441,6 +517,14 @@ impl Overhead {
                 count: self.ping_count,
                 interval: Time::from_ms(100),
                 size: 32,
+            },
+            Measure::IperfTcp => Traffic::TcpFor {
+                duration: Time::from_secs_f64(self.iperf_seconds),
+            },
+            Measure::IperfUdp => Traffic::UdpRate {
+                rate_bps: IPERF_UDP_BPS,
+                payload: 1470,
+                duration: Time::from_secs_f64(self.iperf_seconds),
             },
         }
     }
@@ -475,6 +559,10 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 /// comparison at 11 Mb/s): kb/s means and standard deviations, overhead %
 /// and response times, by suite.
 struct Published {
+    /// Iperf TCP (Tables 6-1, 6-2): (mean, sd) of test 1 and test 2.
+    iperf_tcp: [(f64, f64); 2],
+    /// Iperf UDP (Tables 6-5, 6-6).
+    iperf_udp: [(f64, f64); 2],
     tcp_kbps: f64,
     tcp_sd: Option<f64>,
     udp_kbps: f64,
@@ -500,7 +588,40 @@ fn published(config: &str, s: Security) -> Option<Published> {
             let uov = [None, Some(1.13), Some(1.04), Some(1.83), Some(1.26)];
             let aov = [None, Some(0.87), Some(0.92), Some(2.14), Some(1.34)];
             let ping = [4.3, 4.5, 4.6, 4.5, 4.0];
+            // Tables 6-1 and 6-2 (Iperf TCP, tests 1 and 2), 6-5 and 6-6
+            // (Iperf UDP at 1 Mb/s, tests 1 and 2): average and standard
+            // deviation of ten trials.
+            let it1 = [
+                (1570.3, 15.52),
+                (1559.3, 13.88),
+                (1555.6, 44.39),
+                (1524.2, 28.92),
+                (1551.2, 12.15),
+            ];
+            let it2 = [
+                (1580.2, 12.02),
+                (1565.6, 14.62),
+                (1559.0, 15.41),
+                (1542.0, 22.46),
+                (1555.4, 8.66),
+            ];
+            let iu1 = [
+                (1045.6, 4.99),
+                (1041.1, 11.05),
+                (1040.5, 17.68),
+                (1047.1, 2.33),
+                (1048.0, 2.36),
+            ];
+            let iu2 = [
+                (1047.0, 2.62),
+                (1046.8, 3.68),
+                (1047.6, 2.72),
+                (1047.1, 2.13),
+                (1047.6, 2.27),
+            ];
             Published {
+                iperf_tcp: [it1[i], it2[i]],
+                iperf_udp: [iu1[i], iu2[i]],
                 tcp_kbps: tcp[i],
                 tcp_sd: None,
                 udp_kbps: udp[i],
@@ -521,6 +642,8 @@ fn published(config: &str, s: Security) -> Option<Published> {
             let uov = [None, Some(1.56), Some(1.49), Some(3.54), Some(2.60)];
             let aov = [None, Some(1.71), Some(1.76), Some(3.67), Some(2.89)];
             Published {
+                iperf_tcp: [(f64::NAN, f64::NAN); 2],
+                iperf_udp: [(f64::NAN, f64::NAN); 2],
                 tcp_kbps: tcp[i],
                 tcp_sd: Some(tcp_sd[i]),
                 udp_kbps: udp[i],
@@ -579,6 +702,23 @@ node's processor from the calibration and its device profile.",
                 "echo requests per ping trial",
             ),
             Param::new(
+                "iperf_seconds",
+                self.iperf_seconds,
+                "length of seed 001's Iperf tests (2 Mb/s, Configuration 1)",
+            ),
+            Param::new(
+                "live",
+                self.live,
+                "real programs in network namespaces over the medium in real time",
+            ),
+            Param::new(
+                "lag_bound",
+                self.lag_bound_fraction,
+                "live: a trial whose medium lag p99 exceeds this fraction of one 1500-octet \
+frame's airtime at the link's rate is invalid (54 Mb/s: 63 us, 11 Mb/s: 327 us, 2 Mb/s: 1.6 ms \
+at 0.25)",
+            ),
+            Param::new(
                 "measures",
                 self.measures
                     .iter()
@@ -626,6 +766,10 @@ node's processor from the calibration and its device profile.",
         for (ci, c) in self.configs.iter().enumerate() {
             for &rate in &c.rates {
                 for &m in &self.measures {
+                    // Seed 001 ran Iperf in Configuration 1 at 2 Mb/s only.
+                    if m.is_iperf() && (c.name != "enterprise" || rate != 2.0) {
+                        continue;
+                    }
                     for &s in &c.suites {
                         for t in 0..self.trials {
                             let mut params = BTreeMap::new();
@@ -684,6 +828,24 @@ node's processor from the calibration and its device profile.",
             .get("rate_mbps")
             .and_then(Value::as_f64)
             .ok_or_else(bad)?;
+        #[cfg(target_os = "linux")]
+        if self.live {
+            let p = super::overhead_live::LivePoint {
+                security: sec,
+                mbps: rate,
+                measure: m,
+                ap: c.ap.clone(),
+                sta: c.sta.clone(),
+                bytes: self.bytes,
+                udp_payload: self.udp_payload,
+                ping_count: self.ping_count,
+                iperf_seconds: self.iperf_seconds,
+                lag_bound_fraction: self.lag_bound_fraction,
+            };
+            let mut r = self.live_state.run_trial(spec, env, &p, self.traffic(m))?;
+            r.secrets = Some(secrets(sec));
+            return Ok(r);
+        }
         let mut s = LinkScenario::new(sec, rate, self.traffic(m), spec.seed).ok_or_else(bad)?;
         s.ap_profile = c.ap.clone();
         s.sta_profile = c.sta.clone();
@@ -722,233 +884,62 @@ node's processor from the calibration and its device profile.",
             phy: s.phy.standard,
             freq_mhz: 2437,
         });
-        r.secrets = Some(Secrets {
-            suite: sec.name().into(),
-            ssid: SSID.into(),
-            passphrase: sec.is_rsn().then(|| PASSPHRASE.to_string()),
-            wep_key_hex: match sec {
-                Security::Wep40 => Some(hex_of(WEP40_KEY)),
-                Security::Wep104 => Some(hex_of(WEP104_KEY)),
-                _ => None,
-            },
-        });
+        r.secrets = Some(secrets(sec));
         r.sim_time_ns = o.end.as_ns();
         r.events = o.events;
         Ok(r)
     }
 
     fn summarize(&self, results: &[TrialResult]) -> Report {
-        // (config, rate, measure, suite) -> values.
-        let mut by: BTreeMap<(String, u64, String, Security), Vec<f64>> = BTreeMap::new();
-        for r in results {
-            let (Some(c), Some(m), Some(s), Some(rate)) = (
-                text(&r.spec, "config"),
-                text(&r.spec, "measure"),
-                text(&r.spec, "suite").and_then(|s| Security::from_name(&s)),
-                num(&r.spec, "rate_mbps"),
-            ) else {
-                continue;
-            };
-            let v = if m == "ping" {
-                r.metric("ping_ms")
-            } else {
-                r.metric("throughput_kbps")
-            };
-            if let Some(v) = v {
-                by.entry((c, (rate * 2.0) as u64, m, s))
-                    .or_default()
-                    .push(v);
-            }
-        }
-        let stat = |c: &str, rate: f64, m: &str, s: Security| {
-            by.get(&(c.to_string(), (rate * 2.0) as u64, m.to_string(), s))
-                .map(|v| (mean_sd(v), v.len()))
-        };
+        let stats = Stats::gather(results);
         let mut tables = Vec::new();
         let mut plots = Vec::new();
         for c in &self.configs {
             for &rate in &c.rates {
                 let seed_here = (rate - published_rate(c.name)).abs() < 1e-9;
-                for m in [Measure::Tcp, Measure::Udp] {
-                    if !self.measures.contains(&m) {
+                for m in [
+                    Measure::Tcp,
+                    Measure::Udp,
+                    Measure::IperfTcp,
+                    Measure::IperfUdp,
+                ] {
+                    if !self.measures.contains(&m)
+                        || (m.is_iperf() && (c.name != "enterprise" || rate != 2.0))
+                    {
                         continue;
                     }
-                    let seed_table = match (c.name, m) {
-                        ("enterprise", Measure::Tcp) => "Table 6-4",
-                        ("enterprise", _) => "Table 6-7",
-                        (_, Measure::Tcp) => "Table 7-1",
-                        _ => "Table 7-2",
-                    };
-                    let mut t = Table::new(
-                        &format!("{}_{}_{}mbps", c.name, m.name(), rate),
-                        &format!(
-                            "{} throughput, {} configuration (AP {}, station {}), {} Mb/s{}",
-                            m.name().to_uppercase(),
-                            c.name,
-                            c.ap.name,
-                            c.sta.name,
-                            rate,
-                            if seed_here {
-                                format!(", beside seed 001 {seed_table}")
-                            } else {
-                                String::new()
-                            }
-                        ),
-                    )
-                    .column("suite", None)
-                    .column("trials", None)
-                    .column("mean", Some("kb/s"))
-                    .column("sd", Some("kb/s"))
-                    .column("overhead", Some("%"))
-                    .column("seed 001 mean", Some("kb/s"))
-                    .column("seed 001 sd", Some("kb/s"))
-                    .column("seed 001 overhead", Some("%"));
-                    let open = stat(c.name, rate, m.name(), Security::Open).map(|x| x.0 .0);
-                    let mut series = Vec::new();
-                    for &s in &c.suites {
-                        let Some(((mean, sd), n)) = stat(c.name, rate, m.name(), s) else {
-                            continue;
-                        };
-                        let ovh = open.map(|o| (o - mean) / o * 100.0);
-                        let p = published(c.name, s).filter(|_| seed_here);
-                        let (pm, psd, pov) = match (&p, m) {
-                            (Some(p), Measure::Tcp) => (Some(p.tcp_kbps), p.tcp_sd, p.tcp_ovh),
-                            (Some(p), _) => (Some(p.udp_kbps), Some(p.udp_sd), p.udp_ovh),
-                            _ => (None, None, None),
-                        };
-                        t.push(vec![
-                            s.label().into(),
-                            n.into(),
-                            mean.into(),
-                            sd.into(),
-                            ovh.into(),
-                            pm.into(),
-                            psd.into(),
-                            pov.into(),
-                        ]);
-                        series.push((s.label().to_string(), mean, sd));
-                    }
-                    if !series.is_empty() {
-                        plots.push(Plot {
-                            name: format!("{}_{}_{}mbps", c.name, m.name(), rate),
-                            title: t.title.clone(),
-                            x_label: "suite".into(),
-                            y_label: "throughput (kb/s)".into(),
-                            kind: PlotKind::Bars,
-                            categories: series.iter().map(|x| x.0.clone()).collect(),
-                            series: vec![Series {
-                                label: "wisec lab".into(),
-                                points: series
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(i, x)| (i as f64, x.1))
-                                    .collect(),
-                                errors: Some(series.iter().map(|x| x.2).collect()),
-                            }],
-                        });
-                    }
+                    let (t, plot) = self.throughput_table(&stats, c, rate, m, seed_here);
+                    plots.extend(plot);
                     tables.push(t);
                 }
-                // Overhead averages (Table 6-8 / 7-3).
-                let seed_table = if c.name == "soho" {
-                    "Table 7-3"
-                } else {
-                    "Table 6-8"
-                };
-                let mut t = Table::new(
-                    &format!("{}_overhead_{}mbps", c.name, rate),
-                    &format!(
-                        "Overhead against open, {} configuration, {} Mb/s{}",
-                        c.name,
-                        rate,
-                        if seed_here {
-                            format!(", beside seed 001 {seed_table}")
-                        } else {
-                            String::new()
-                        }
-                    ),
-                )
-                .column("suite", None)
-                .column("TCP", Some("%"))
-                .column("UDP", Some("%"))
-                .column("average", Some("%"))
-                .column("seed 001 TCP", Some("%"))
-                .column("seed 001 UDP", Some("%"))
-                .column("seed 001 average", Some("%"))
-                .column("on-air octets per frame", None);
-                let ovh = |m: &str, s: Security| {
-                    let open = stat(c.name, rate, m, Security::Open)?.0 .0;
-                    let x = stat(c.name, rate, m, s)?.0 .0;
-                    Some((open - x) / open * 100.0)
-                };
-                for &s in c.suites.iter().filter(|s| **s != Security::Open) {
-                    let tcp = ovh("tcp", s);
-                    let udp = ovh("udp", s);
-                    let avg = match (tcp, udp) {
-                        (Some(a), Some(b)) => Some((a + b) / 2.0),
-                        _ => None,
-                    };
-                    let p = published(c.name, s).filter(|_| seed_here);
-                    t.push(vec![
-                        s.label().into(),
-                        tcp.into(),
-                        udp.into(),
-                        avg.into(),
-                        p.as_ref().and_then(|p| p.tcp_ovh).into(),
-                        p.as_ref().and_then(|p| p.udp_ovh).into(),
-                        p.as_ref().and_then(|p| p.avg_ovh).into(),
-                        s.overhead().into(),
-                    ]);
-                }
-                tables.push(t);
-                // Response times (Table 6-18).
+                tables.push(self.overhead_table(&stats, c, rate, seed_here));
                 if self.measures.contains(&Measure::Ping) {
-                    let mut t = Table::new(
-                        &format!("{}_ping_{}mbps", c.name, rate),
-                        &format!(
-                            "Echo round-trip time, {} configuration, {} Mb/s{}",
-                            c.name,
-                            rate,
-                            if seed_here && c.name == "enterprise" {
-                                ", beside seed 001 Table 6-18 (Qcheck response time)"
-                            } else {
-                                ""
-                            }
-                        ),
-                    )
-                    .column("suite", None)
-                    .column("trials", None)
-                    .column("mean", Some("ms"))
-                    .column("sd", Some("ms"))
-                    .column("seed 001 mean", Some("ms"));
-                    for &s in &c.suites {
-                        let Some(((mean, sd), n)) = stat(c.name, rate, "ping", s) else {
-                            continue;
-                        };
-                        let p = published(c.name, s)
-                            .filter(|_| seed_here)
-                            .and_then(|p| p.ping_ms);
-                        t.push(vec![
-                            s.label().into(),
-                            n.into(),
-                            mean.into(),
-                            sd.into(),
-                            p.into(),
-                        ]);
-                    }
-                    tables.push(t);
+                    tables.push(self.ping_table(&stats, c, rate, seed_here));
+                }
+                if self.live {
+                    tables.push(medium_table(results, c, rate));
                 }
             }
         }
-        let notes = vec![
+        let mut notes = Vec::new();
+        if self.live {
+            notes.extend(live_notes(self.lag_bound_fraction));
+        }
+        notes.extend([
             "The lab's channel is ideal: no fading, no interference, no other traffic, one \
 station. The seed's trials vary by RF conditions (standard deviations of 10-40 kb/s); the \
 lab's vary only by backoff draws, so its standard deviations are much smaller."
                 .to_string(),
-            "At 2 Mb/s the lab's UDP goodput (about 1.67 Mb/s) is a little above the seed's \
+            "At 2 Mb/s the simulated UDP goodput (about 1.67 Mb/s) is a little above the seed's \
 1.61-1.63 Mb/s and its TCP goodput (about 1.55 Mb/s) a little below the seed's 1.54-1.58: \
-the lab's channel is ideal, its TCP is smoltcp's (Reno, delayed Acks, 64 KiB window) rather \
-than Windows XP's, and its times come from the simulator rather than Qcheck's clock."
+the lab's channel is ideal, the simulator's TCP is smoltcp's (Reno, delayed Acks, 64 KiB \
+window) rather than Windows XP's, and its times come from the simulator rather than Qcheck's \
+clock."
+                .to_string(),
+            "Seed 001's Iperf tests (Tables 6-1, 6-2, 6-5, 6-6) ran at 2 Mb/s in Configuration 1 \
+only, and the lab runs them there only: ten seconds of TCP with a 128 KB window (the \
+simulator's smoltcp has a 64 KiB window), and UDP offered at Iperf's 1 Mb/s (2^20 b/s), \
+which the seed's 2 Mb/s link carried without loss at about 1048 kb/s."
                 .to_string(),
             "In the enterprise configuration the AP's crypto runs at the host's speed (the Cisco \
 AP did it in hardware) and the client is a Pentium 4 profile; crypto of one frame overlaps \
@@ -966,7 +957,7 @@ bridging, interrupts per frame) are not crypto and are not modelled."
             "Calibrate with a release build (`cargo run --release -- lab calibrate --out cal.json`): \
 an unoptimised build's crypto is tens of times slower and makes AES-GCM look CPU-bound."
                 .to_string(),
-        ];
+        ]);
         Report {
             experiment: "overhead".into(),
             description: self.description(),
@@ -975,6 +966,492 @@ an unoptimised build's crypto is tens of times slower and makes AES-GCM look CPU
             plots,
             notes,
         }
+    }
+}
+
+/// One suite's bars in a throughput plot.
+struct Bar {
+    label: String,
+    mean: f64,
+    sd: f64,
+    sim: Option<f64>,
+    seed: Option<f64>,
+}
+
+/// Per point (config, rate, measure, suite): the valid trials' figures,
+/// the simulator's figures beside live ones, and the invalid trials.
+#[derive(Debug, Default)]
+struct Stats {
+    values: BTreeMap<Point, Vec<f64>>,
+    sim: BTreeMap<Point, Vec<f64>>,
+    invalid: BTreeMap<Point, u32>,
+}
+
+type Point = (String, u64, String, Security);
+
+impl Stats {
+    fn gather(results: &[TrialResult]) -> Stats {
+        let mut st = Stats::default();
+        for r in results {
+            let (Some(c), Some(m), Some(s), Some(rate)) = (
+                text(&r.spec, "config"),
+                text(&r.spec, "measure"),
+                text(&r.spec, "suite").and_then(|s| Security::from_name(&s)),
+                num(&r.spec, "rate_mbps"),
+            ) else {
+                continue;
+            };
+            let (metric, sim_metric) = if m == "ping" {
+                ("ping_ms", "sim_ping_ms")
+            } else {
+                ("throughput_kbps", "sim_throughput_kbps")
+            };
+            let key = (c, (rate * 2.0) as u64, m, s);
+            if let Some(v) = r.metric(sim_metric) {
+                st.sim.entry(key.clone()).or_default().push(v);
+            }
+            if r.metrics.get("valid") == Some(&Value::Bool(false)) {
+                *st.invalid.entry(key).or_default() += 1;
+            } else if let Some(v) = r.metric(metric) {
+                st.values.entry(key).or_default().push(v);
+            }
+        }
+        st
+    }
+
+    fn key(c: &str, rate: f64, m: &str, s: Security) -> Point {
+        (c.to_string(), (rate * 2.0) as u64, m.to_string(), s)
+    }
+
+    /// ((mean, sd), n) of the valid trials.
+    fn get(&self, c: &str, rate: f64, m: &str, s: Security) -> Option<((f64, f64), usize)> {
+        self.values
+            .get(&Stats::key(c, rate, m, s))
+            .map(|v| (mean_sd(v), v.len()))
+    }
+
+    /// Like [`Stats::get`], but a point whose every trial was invalid is
+    /// there too (no mean, no trials), so that a table shows it.
+    fn get_or_invalid(
+        &self,
+        c: &str,
+        rate: f64,
+        m: &str,
+        s: Security,
+    ) -> Option<((f64, f64), usize)> {
+        self.get(c, rate, m, s)
+            .or_else(|| (self.invalid(c, rate, m, s) > 0).then_some(((f64::NAN, f64::NAN), 0)))
+    }
+
+    /// The simulator's mean beside a live point.
+    fn sim_mean(&self, c: &str, rate: f64, m: &str, s: Security) -> Option<f64> {
+        self.sim
+            .get(&Stats::key(c, rate, m, s))
+            .map(|v| mean_sd(v).0)
+    }
+
+    fn invalid(&self, c: &str, rate: f64, m: &str, s: Security) -> u32 {
+        self.invalid
+            .get(&Stats::key(c, rate, m, s))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+impl Overhead {
+    /// The columns a live run adds beside each figure.
+    fn live_columns(&self, t: Table, unit: &str) -> Table {
+        if self.live {
+            t.column("simulated mean", Some(unit))
+                .column("live - simulated", Some("%"))
+                .column("invalid trials", None)
+        } else {
+            t
+        }
+    }
+
+    fn live_cells(
+        &self,
+        st: &Stats,
+        c: &str,
+        rate: f64,
+        m: &str,
+        s: Security,
+        mean: f64,
+    ) -> Vec<Value> {
+        if !self.live {
+            return Vec::new();
+        }
+        let sim = st.sim_mean(c, rate, m, s);
+        vec![
+            sim.into(),
+            sim.map(|x| (mean - x) / x * 100.0).into(),
+            st.invalid(c, rate, m, s).into(),
+        ]
+    }
+
+    fn throughput_table(
+        &self,
+        st: &Stats,
+        c: &Config,
+        rate: f64,
+        m: Measure,
+        seed_here: bool,
+    ) -> (Table, Option<Plot>) {
+        let seed_table = match (c.name, m) {
+            ("enterprise", Measure::Tcp) => "Table 6-4",
+            ("enterprise", Measure::IperfTcp) => "Tables 6-1 and 6-2",
+            ("enterprise", Measure::IperfUdp) => "Tables 6-5 and 6-6",
+            ("enterprise", _) => "Table 6-7",
+            (_, Measure::Tcp) => "Table 7-1",
+            _ => "Table 7-2",
+        };
+        let what = match m {
+            Measure::IperfTcp => format!(
+                "Iperf TCP throughput ({} s, 128 KB window)",
+                self.iperf_seconds
+            ),
+            Measure::IperfUdp => {
+                format!("Iperf UDP throughput ({} s at 1 Mb/s)", self.iperf_seconds)
+            }
+            _ => format!(
+                "{} throughput ({} KB transfers)",
+                m.name().to_uppercase(),
+                self.bytes / 1000
+            ),
+        };
+        let mut t = Table::new(
+            &format!("{}_{}_{}mbps", c.name, m.name(), rate),
+            &format!(
+                "{what}{}, {} configuration (AP {}, station {}), {} Mb/s{}",
+                if self.live { ", live" } else { "" },
+                c.name,
+                c.ap.name,
+                c.sta.name,
+                rate,
+                if seed_here {
+                    format!(", beside seed 001 {seed_table}")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .column("suite", None)
+        .column("trials", None)
+        .column("mean", Some("kb/s"))
+        .column("sd", Some("kb/s"))
+        .column("overhead", Some("%"));
+        t = self.live_columns(t, "kb/s");
+        t = if m.is_iperf() {
+            t.column("seed 001 test 1 mean", Some("kb/s"))
+                .column("seed 001 test 1 sd", Some("kb/s"))
+                .column("seed 001 test 2 mean", Some("kb/s"))
+                .column("seed 001 test 2 sd", Some("kb/s"))
+        } else {
+            t.column("seed 001 mean", Some("kb/s"))
+                .column("seed 001 sd", Some("kb/s"))
+                .column("seed 001 overhead", Some("%"))
+        };
+        let open = st
+            .get(c.name, rate, m.name(), Security::Open)
+            .map(|x| x.0 .0);
+        let mut series = Vec::new();
+        for &s in &c.suites {
+            let Some(((mean, sd), n)) = st.get_or_invalid(c.name, rate, m.name(), s) else {
+                continue;
+            };
+            let ovh = open.map(|o| (o - mean) / o * 100.0);
+            let p = published(c.name, s).filter(|_| seed_here);
+            let mut row: Vec<Value> = vec![
+                s.label().into(),
+                n.into(),
+                mean.into(),
+                sd.into(),
+                ovh.into(),
+            ];
+            row.extend(self.live_cells(st, c.name, rate, m.name(), s, mean));
+            let seed_mean = match (&p, m) {
+                (Some(p), Measure::Tcp) => {
+                    row.extend([Some(p.tcp_kbps).into(), p.tcp_sd.into(), p.tcp_ovh.into()]);
+                    Some(p.tcp_kbps)
+                }
+                (Some(p), Measure::Udp) => {
+                    row.extend([
+                        Some(p.udp_kbps).into(),
+                        Some(p.udp_sd).into(),
+                        p.udp_ovh.into(),
+                    ]);
+                    Some(p.udp_kbps)
+                }
+                (Some(p), Measure::IperfTcp | Measure::IperfUdp) => {
+                    let tests = if m == Measure::IperfTcp {
+                        p.iperf_tcp
+                    } else {
+                        p.iperf_udp
+                    };
+                    row.extend(
+                        tests
+                            .iter()
+                            .flat_map(|(a, b)| [Value::from(*a), Value::from(*b)]),
+                    );
+                    Some((tests[0].0 + tests[1].0) / 2.0)
+                }
+                _ => None,
+            };
+            t.push(row);
+            series.push(Bar {
+                label: s.label().to_string(),
+                mean,
+                sd,
+                sim: st.sim_mean(c.name, rate, m.name(), s),
+                seed: seed_mean,
+            });
+        }
+        let plot = (!series.is_empty()).then(|| {
+            let cat = |f: &dyn Fn(&Bar) -> Option<f64>| {
+                series
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, x)| f(x).map(|v| (i as f64, v)))
+                    .collect::<Vec<_>>()
+            };
+            let mut v = vec![Series {
+                label: if self.live { "live" } else { "wisec lab" }.into(),
+                points: cat(&|x| Some(x.mean).filter(|v| v.is_finite())),
+                errors: Some(
+                    series
+                        .iter()
+                        .filter(|x| x.mean.is_finite())
+                        .map(|x| x.sd)
+                        .collect(),
+                ),
+            }];
+            let sim = cat(&|x| x.sim);
+            if self.live && sim.len() == series.len() {
+                v.push(Series {
+                    label: "simulated".into(),
+                    points: sim,
+                    errors: None,
+                });
+            }
+            let seed = cat(&|x| x.seed);
+            if seed.len() == series.len() {
+                v.push(Series {
+                    label: "seed 001".into(),
+                    points: seed,
+                    errors: None,
+                });
+            }
+            Plot {
+                name: format!("{}_{}_{}mbps", c.name, m.name(), rate),
+                title: t.title.clone(),
+                x_label: "suite".into(),
+                y_label: "throughput (kb/s)".into(),
+                kind: PlotKind::Bars,
+                categories: series.iter().map(|x| x.label.clone()).collect(),
+                series: v,
+            }
+        });
+        (t, plot)
+    }
+
+    /// Overhead averages (Table 6-8 / 7-3).
+    fn overhead_table(&self, st: &Stats, c: &Config, rate: f64, seed_here: bool) -> Table {
+        let seed_table = if c.name == "soho" {
+            "Table 7-3"
+        } else {
+            "Table 6-8"
+        };
+        let mut t = Table::new(
+            &format!("{}_overhead_{}mbps", c.name, rate),
+            &format!(
+                "Overhead against open{}, {} configuration, {} Mb/s{}",
+                if self.live { ", live" } else { "" },
+                c.name,
+                rate,
+                if seed_here {
+                    format!(", beside seed 001 {seed_table}")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .column("suite", None)
+        .column("TCP", Some("%"))
+        .column("UDP", Some("%"))
+        .column("average", Some("%"));
+        if self.live {
+            t = t
+                .column("simulated TCP", Some("%"))
+                .column("simulated UDP", Some("%"));
+        }
+        t = t
+            .column("seed 001 TCP", Some("%"))
+            .column("seed 001 UDP", Some("%"))
+            .column("seed 001 average", Some("%"))
+            .column("on-air octets per frame", None);
+        let ovh = |m: &str, s: Security| {
+            let open = st.get(c.name, rate, m, Security::Open)?.0 .0;
+            let x = st.get(c.name, rate, m, s)?.0 .0;
+            Some((open - x) / open * 100.0)
+        };
+        let sim_ovh = |m: &str, s: Security| {
+            let open = st.sim_mean(c.name, rate, m, Security::Open)?;
+            let x = st.sim_mean(c.name, rate, m, s)?;
+            Some((open - x) / open * 100.0)
+        };
+        for &s in c.suites.iter().filter(|s| **s != Security::Open) {
+            let tcp = ovh("tcp", s);
+            let udp = ovh("udp", s);
+            let avg = match (tcp, udp) {
+                (Some(a), Some(b)) => Some((a + b) / 2.0),
+                _ => None,
+            };
+            let p = published(c.name, s).filter(|_| seed_here);
+            let mut row: Vec<Value> = vec![s.label().into(), tcp.into(), udp.into(), avg.into()];
+            if self.live {
+                row.extend([sim_ovh("tcp", s).into(), sim_ovh("udp", s).into()]);
+            }
+            row.extend([
+                p.as_ref().and_then(|p| p.tcp_ovh).into(),
+                p.as_ref().and_then(|p| p.udp_ovh).into(),
+                p.as_ref().and_then(|p| p.avg_ovh).into(),
+                s.overhead().into(),
+            ]);
+            t.push(row);
+        }
+        t
+    }
+
+    /// Response times (Table 6-18).
+    fn ping_table(&self, st: &Stats, c: &Config, rate: f64, seed_here: bool) -> Table {
+        let mut t = Table::new(
+            &format!("{}_ping_{}mbps", c.name, rate),
+            &format!(
+                "Echo round-trip time{}, {} configuration, {} Mb/s{}",
+                if self.live { ", live" } else { "" },
+                c.name,
+                rate,
+                if seed_here && c.name == "enterprise" {
+                    ", beside seed 001 Table 6-18 (Qcheck response time)"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .column("suite", None)
+        .column("trials", None)
+        .column("mean", Some("ms"))
+        .column("sd", Some("ms"));
+        t = self.live_columns(t, "ms");
+        t = t.column("seed 001 mean", Some("ms"));
+        for &s in &c.suites {
+            let Some(((mean, sd), n)) = st.get_or_invalid(c.name, rate, "ping", s) else {
+                continue;
+            };
+            let p = published(c.name, s)
+                .filter(|_| seed_here)
+                .and_then(|p| p.ping_ms);
+            let mut row: Vec<Value> = vec![s.label().into(), n.into(), mean.into(), sd.into()];
+            row.extend(self.live_cells(st, c.name, rate, "ping", s, mean));
+            row.push(p.into());
+            t.push(row);
+        }
+        t
+    }
+}
+
+/// The live medium's lag and CPU per point of a rate.
+fn medium_table(results: &[TrialResult], c: &Config, rate: f64) -> Table {
+    let mut t = Table::new(
+        &format!("{}_medium_{}mbps", c.name, rate),
+        &format!(
+            "The live medium at {rate} Mb/s, {} configuration: how far events ran behind their \
+virtual time (lag), against the bound that makes a trial valid",
+            c.name
+        ),
+    )
+    .column("measure", None)
+    .column("trials", None)
+    .column("invalid", None)
+    .column("lag p50 (median of trials)", Some("us"))
+    .column("lag p99 (largest)", Some("us"))
+    .column("lag max", Some("us"))
+    .column("bound (p99)", Some("us"))
+    .column("medium CPU", Some("% of a core"));
+    let mut by: BTreeMap<String, Vec<&TrialResult>> = BTreeMap::new();
+    for r in results {
+        if text(&r.spec, "config").as_deref() == Some(c.name)
+            && num(&r.spec, "rate_mbps").is_some_and(|x| (x - rate).abs() < 1e-9)
+        {
+            if let Some(m) = text(&r.spec, "measure") {
+                by.entry(m).or_default().push(r);
+            }
+        }
+    }
+    for (m, rs) in by {
+        let col = |k: &str| rs.iter().filter_map(|r| r.metric(k)).collect::<Vec<f64>>();
+        let mut p50 = col("lag_p50_us");
+        p50.sort_by(f64::total_cmp);
+        let med = p50.get(p50.len() / 2).copied();
+        let fold_max = |v: Vec<f64>| v.into_iter().reduce(f64::max);
+        let invalid = rs
+            .iter()
+            .filter(|r| r.metrics.get("valid") == Some(&Value::Bool(false)))
+            .count();
+        let cpu = col("medium_cpu_share");
+        t.push(vec![
+            m.into(),
+            rs.len().into(),
+            invalid.into(),
+            med.into(),
+            fold_max(col("lag_p99_us")).into(),
+            fold_max(col("lag_max_us")).into(),
+            fold_max(col("lag_bound_us")).into(),
+            (!cpu.is_empty())
+                .then(|| cpu.iter().sum::<f64>() / cpu.len() as f64 * 100.0)
+                .into(),
+        ]);
+    }
+    t
+}
+
+fn live_notes(fraction: f64) -> Vec<String> {
+    vec![
+        format!(
+            "Live: every figure comes from real programs (the kernel's TCP/IP, iperf3 3.12, ping) \
+in network namespaces, over the simulator's medium paced to the wall clock. A trial whose \
+medium lag at the 99th percentile exceeded {:.0}% of the airtime of one 1500-octet data frame \
+at the link's rate (the bound column of the medium tables) is invalid: it is counted, and left \
+out of the means.",
+            fraction * 100.0
+        ),
+        "Live beside simulated: the simulated figure is the same point run in virtual time with \
+smoltcp's TCP/IP (Reno, 64 KiB window, its own delayed Acks). The kernel runs CUBIC with window \
+scaling, Linux's delayed and quick Acks, and iperf3's own timing (its receiver clock starts at \
+the first byte and stops at the last); the medium adds its lag to every round trip. Qcheck-style \
+UDP is sent as fast as the sender's socket takes it; the TAP's queue (1000 frames) holds \
+a whole transfer, so the link drains it at its own pace and the figure is what the receiver \
+got from the sender's first datagram to its last."
+            .to_string(),
+        "Ping: the live figure is iputils ping's mean round trip (kernel ICMP in both \
+namespaces, the wired hop through a Linux bridge and a veth pair), which includes the \
+medium's lag and the host's scheduling; the simulated figure is the medium's own delay."
+            .to_string(),
+    ]
+}
+
+/// The keys of what a trial under `sec` put on the air.
+fn secrets(sec: Security) -> Secrets {
+    Secrets {
+        suite: sec.name().into(),
+        ssid: SSID.into(),
+        passphrase: sec.is_rsn().then(|| PASSPHRASE.to_string()),
+        wep_key_hex: match sec {
+            Security::Wep40 => Some(hex_of(WEP40_KEY)),
+            Security::Wep104 => Some(hex_of(WEP104_KEY)),
+            _ => None,
+        },
     }
 }
 

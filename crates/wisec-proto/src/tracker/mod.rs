@@ -77,7 +77,8 @@ pub enum Reject {
     KeyDataUnwrap,
     /// Decrypted Key Data lacks a required KDE or holds a malformed one.
     KeyDataMalformed,
-    /// The RSNE of message 3 differs from the beacon's (12.7.6.4).
+    /// The RSNE of message 3 differs from the beacon's (12.7.6.4), or
+    /// with an FT AKM names another PMKR1Name than the one derived.
     RsneMismatch,
     /// An FT AKM without the mobility domain or key holder IDs.
     FtContextMissing,
@@ -91,7 +92,7 @@ impl Reject {
             Reject::UnsupportedAkm => "AKM or cipher suite not supported",
             Reject::NoSsid => "passphrase given but SSID unknown",
             Reject::NoCredential => "no credential for this AKM",
-            Reject::NoPmkMatched => "MIC verified under no given credential",
+            Reject::NoPmkMatched => "no credential matched (wrong passphrase or PSK?)",
             Reject::MicFailure => "MIC failure under the handshake's PTK",
             Reject::NoPtk => "no PTK derived for this link yet",
             Reject::Stale => "stale replay counter",
@@ -131,6 +132,9 @@ pub enum Event {
         ptk: Ptk,
         /// The PMK it came from (PMK-R1 for FT).
         pmk: Zeroizing<Vec<u8>>,
+        /// The credential the PMK came from: its index in the order the
+        /// credentials were added (passphrases, PMKs and MSKs together).
+        credential: usize,
     },
     /// The Key ID of a PTK became known (Extended Key ID, 12.7.6.4).
     PairwiseKeyId {
@@ -246,6 +250,8 @@ struct PairKey {
     m3_replay: Option<u64>,
     /// The MIC of the last message 3 verified, to tell a MAC retry.
     m3_mic: [u8; 32],
+    /// PMKR1Name of an FT PTK (12.7.1.7.4), which message 3's RSNE names.
+    pmkr1_name: Option<[u8; 16]>,
 }
 
 #[derive(Default)]
@@ -361,6 +367,20 @@ fn wpa_params(w: &WpaElement<'_>) -> (Option<Akm>, Option<CipherSuite>, CipherSu
             .or(Some(CipherSuite::WPA_TKIP)),
         w.group_cipher.unwrap_or(CipherSuite::WPA_TKIP),
     )
+}
+
+/// Key material wiped on drop.
+type Secret = Zeroizing<Vec<u8>>;
+
+/// A PTK a handshake may have used, and where it came from.
+struct Candidate {
+    ptk: Ptk,
+    /// The PMK (PMK-R1 for FT).
+    pmk: Zeroizing<Vec<u8>>,
+    /// PMKR1Name (FT only).
+    pmkr1_name: Option<[u8; 16]>,
+    /// Index of the credential.
+    credential: usize,
 }
 
 /// An EAPOL-Key frame parsed with the MIC length that fits it.
@@ -589,6 +609,15 @@ impl Tracker {
                     }
                 }
                 let link = self.links.entry((ra, ta)).or_default();
+                // A new association starts new key replay counters: the
+                // authenticator sets its counter anew for the new
+                // association's handshakes (12.7.2 b.2; what hostapd does),
+                // so message 3 of the next handshake may carry a counter
+                // below the last one seen. Keys stay installed; none is
+                // installed again (a confirmed PTK's message 3 is a
+                // retransmission, a GTK already held is not reinstalled).
+                link.last_ap_replay = None;
+                link.last_group_replay = None;
                 if let Some(Ok(r)) = els.clone().rsne() {
                     let (a, p, g, m) = rsn_params(&r);
                     link.akm = a;
@@ -707,8 +736,9 @@ impl Tracker {
         link.anonces.truncate(MAX_ANONCES);
     }
 
-    /// The PMKs (or FT XXKeys) the credentials give for `akm` in `bssid`.
-    fn pmks(&mut self, akm: Akm, bssid: MacAddr) -> Result<Vec<Zeroizing<Vec<u8>>>, Reject> {
+    /// The PMKs (or FT XXKeys) the credentials give for `akm` in `bssid`,
+    /// each with the index of its credential.
+    fn pmks(&mut self, akm: Akm, bssid: MacAddr) -> Result<Vec<(usize, Secret)>, Reject> {
         let ssid = self.bsses.get(&bssid).and_then(|b| b.ssid.clone());
         let mut out = Vec::new();
         let mut no_ssid = false;
@@ -727,19 +757,19 @@ impl Tracker {
                     };
                     if let Some((_, _, pmk)) = self.psks.iter().find(|(j, t, _)| *j == i && t == s)
                     {
-                        out.push(Zeroizing::new(pmk.as_bytes().to_vec()));
+                        out.push((i, Zeroizing::new(pmk.as_bytes().to_vec())));
                         continue;
                     }
                     // IEEE Std 802.11-2020, J.4.1: PSK = PBKDF2(passphrase, SSID).
                     if let Ok(pmk) = kdf::psk(passphrase, s) {
-                        out.push(Zeroizing::new(pmk.as_bytes().to_vec()));
+                        out.push((i, Zeroizing::new(pmk.as_bytes().to_vec())));
                         self.psks.push((i, s.clone(), pmk));
                     }
                 }
-                Credential::Pmk(pmk) => out.push(Zeroizing::new(pmk.as_bytes().to_vec())),
+                Credential::Pmk(pmk) => out.push((i, Zeroizing::new(pmk.as_bytes().to_vec()))),
                 Credential::Msk(msk) => {
                     if let Some(k) = msk_key(akm, msk) {
-                        out.push(Zeroizing::new(k.to_vec()));
+                        out.push((i, Zeroizing::new(k.to_vec())));
                     }
                 }
             }
@@ -755,7 +785,6 @@ impl Tracker {
     }
 
     /// Candidate PTKs of a handshake, each with the PMK it came from.
-    #[allow(clippy::type_complexity)]
     fn candidates(
         &mut self,
         aa: MacAddr,
@@ -764,7 +793,7 @@ impl Tracker {
         pairwise: CipherSuite,
         anonce: &[u8; 32],
         snonce: &[u8; 32],
-    ) -> Result<Vec<(Ptk, Zeroizing<Vec<u8>>)>, Reject> {
+    ) -> Result<Vec<Candidate>, Reject> {
         let keys = self.pmks(akm, aa)?;
         let mut out = Vec::new();
         if akm.is_ft() {
@@ -777,7 +806,7 @@ impl Tracker {
                 return Err(Reject::FtContextMissing);
             };
             let r1kh = link.ft.r1kh_id.unwrap_or(aa);
-            for xx in keys {
+            for (credential, xx) in keys {
                 let Ok(r0) = PmkR0::derive(akm, &xx, &ssid, mdid, &r0kh, spa) else {
                     continue;
                 };
@@ -785,13 +814,23 @@ impl Tracker {
                     continue;
                 };
                 if let Ok((ptk, _name)) = r1.ptk(akm, pairwise, snonce, anonce, aa, spa) {
-                    out.push((ptk, Zeroizing::new(r1.key().to_vec())));
+                    out.push(Candidate {
+                        ptk,
+                        pmk: Zeroizing::new(r1.key().to_vec()),
+                        pmkr1_name: Some(*r1.name()),
+                        credential,
+                    });
                 }
             }
         } else {
-            for pmk in keys {
+            for (credential, pmk) in keys {
                 match Ptk::derive(akm, pairwise, &pmk, aa, spa, anonce, snonce) {
-                    Ok(ptk) => out.push((ptk, pmk)),
+                    Ok(ptk) => out.push(Candidate {
+                        ptk,
+                        pmk,
+                        pmkr1_name: None,
+                        credential,
+                    }),
                     Err(_) => return Err(Reject::UnsupportedAkm),
                 }
             }
@@ -907,8 +946,8 @@ impl Tracker {
         let version = p.frame.key_info().descriptor_version().to_u8();
         for anonce in anonces {
             let cands = self.candidates(aa, spa, akm, pairwise, anonce, &snonce)?;
-            for (ptk, pmk) in cands {
-                let Some(alg) = Self::mic_alg(version, akm, pairwise, pmk.len()) else {
+            for c in cands {
+                let Some(alg) = Self::mic_alg(version, akm, pairwise, c.pmk.len()) else {
                     return Err(Reject::UnsupportedAkm);
                 };
                 if alg.mic_len() != p.frame.mic_len() {
@@ -918,8 +957,8 @@ impl Tracker {
                 // the KCK proves the supplicant holds the PMK.
                 let unverified = UnverifiedKeyFrame::parse(p.frame.pdu(), p.frame.mic_len())
                     .map_err(|_| Reject::Malformed)?;
-                if unverified.verify_mic(alg, ptk.kck()).is_ok() {
-                    let idx = self.install_ptk(aa, spa, akm, suite, *anonce, snonce, ptk, pmk)?;
+                if unverified.verify_mic(alg, c.ptk.kck()).is_ok() {
+                    let idx = self.install_ptk(aa, spa, akm, suite, *anonce, snonce, c)?;
                     return Ok(idx);
                 }
             }
@@ -936,9 +975,14 @@ impl Tracker {
         suite: Suite,
         anonce: [u8; 32],
         snonce: [u8; 32],
-        ptk: Ptk,
-        pmk: Zeroizing<Vec<u8>>,
+        c: Candidate,
     ) -> Result<usize, Reject> {
+        let Candidate {
+            ptk,
+            pmk,
+            pmkr1_name,
+            credential,
+        } = c;
         let key = DataKey::new(suite, ptk.tk()).map_err(|_| Reject::UnsupportedAkm)?;
         let handle = self.handle();
         let link = self.links.entry((aa, spa)).or_default();
@@ -956,6 +1000,7 @@ impl Tracker {
                 confirmed: false,
                 m3_replay: None,
                 m3_mic: [0; 32],
+                pmkr1_name,
             },
         );
         link.ptks.truncate(MAX_PTKS);
@@ -969,6 +1014,7 @@ impl Tracker {
             akm,
             ptk,
             pmk,
+            credential,
         });
         Ok(0)
     }
@@ -1088,8 +1134,14 @@ impl Tracker {
                     }
                 }
             }
+            let pmkr1_name = link.ptks.get(i).and_then(|k| k.pmkr1_name);
             if let (Some(b), Some(m)) = (&bss_rsne, rsne) {
-                if b.as_slice() != m {
+                let same = if akm.is_ft() {
+                    ft_rsne_matches(b, m, pmkr1_name)
+                } else {
+                    b.as_slice() == m
+                };
+                if !same {
                     self.reject(aa, spa, KeyMessage::M3, Reject::RsneMismatch);
                     return;
                 }
@@ -1465,17 +1517,12 @@ impl Tracker {
                 let Ok(cands) = self.candidates(aa, spa, akm, pairwise, &anonce, &snonce) else {
                     return;
                 };
-                let mut found = None;
-                for (ptk, pmk) in cands {
-                    if ft_mic_ok(akm, ptk.kck(), spa, aa, seq, &rsne, &mde, &fte, mic_len) {
-                        found = Some((ptk, pmk));
-                        break;
-                    }
-                }
-                let Some((ptk, pmk)) = found else {
+                let Some(c) = cands.into_iter().find(|c| {
+                    ft_mic_ok(akm, c.ptk.kck(), spa, aa, seq, &rsne, &mde, &fte, mic_len)
+                }) else {
                     return;
                 };
-                let Ok(i) = self.install_ptk(aa, spa, akm, suite, anonce, snonce, ptk, pmk) else {
+                let Ok(i) = self.install_ptk(aa, spa, akm, suite, anonce, snonce, c) else {
                     return;
                 };
                 if let Some(l) = self.links.get_mut(&(aa, spa)) {
@@ -1531,6 +1578,29 @@ impl Tracker {
             }
         }
     }
+}
+
+/// Message 3's RSNE against the beacon's for an FT AKM (IEEE Std
+/// 802.11-2020, 12.7.6.4): in an FT initial mobility domain association
+/// message 3's RSNE carries the PMKR1Name in its PMKID list (13.4.2), so
+/// the two are compared without their PMKID lists, and the PMKID list
+/// must be exactly the PMKR1Name derived for this PTK.
+fn ft_rsne_matches(beacon: &[u8], m3: &[u8], pmkr1_name: Option<[u8; 16]>) -> bool {
+    let (Ok(b), Ok(m)) = (Rsne::parse(beacon), Rsne::parse(m3)) else {
+        return false;
+    };
+    let names_it = match (m.pmkids, pmkr1_name) {
+        (Some(list), Some(name)) => list.len() == 1 && list.get(0).is_some_and(|p| p.0 == name),
+        _ => false,
+    };
+    // Every field but the PMKID list; absent trailing fields count as
+    // their defaults.
+    names_it
+        && b.group_data_cipher_or_default() == m.group_data_cipher_or_default()
+        && b.pairwise_or_default() == m.pairwise_or_default()
+        && b.akms_or_default() == m.akms_or_default()
+        && b.capabilities_or_default() == m.capabilities_or_default()
+        && b.group_mgmt_cipher == m.group_mgmt_cipher
 }
 
 fn remember_mic(slot: &mut [u8; 32], mic: &[u8]) {

@@ -665,8 +665,17 @@ fn truncated_and_corrupt_eapol_frames_are_malformed_never_a_panic() {
     );
 }
 
-#[test]
-fn ft_psk_initial_association_uses_the_ft_ptk() {
+/// An FT-PSK initial mobility domain association with AP: the
+/// handshake under PMK-R1, the association response with the key
+/// holders, the beacon with the MDE.
+struct FtFixture {
+    hs: Hs,
+    r1: wisec_crypto::ft::PmkR1,
+    assoc_resp: Vec<u8>,
+    bcn: Vec<u8>,
+}
+
+fn ft_fixture() -> FtFixture {
     let psk = psk();
     let akm = Akm::FT_PSK;
     let cipher = CipherSuite::CCMP_128;
@@ -692,11 +701,25 @@ fn ft_psk_initial_association_uses_the_ft_ptk() {
     let assoc_resp = mgmt(1, STA, AP, AP, &body);
     let mut bcn = beacon(Some(&hs.rsne), None);
     bcn.extend(element(54, &[mdid[0], mdid[1], 1]));
+    FtFixture {
+        hs,
+        r1,
+        assoc_resp,
+        bcn,
+    }
+}
+
+#[test]
+fn ft_psk_initial_association_uses_the_ft_ptk() {
+    let FtFixture {
+        hs,
+        assoc_resp,
+        bcn,
+        ..
+    } = ft_fixture();
     let mut t = tracker();
-    let ev = feed(
-        &mut t,
-        &[&bcn, &assoc_resp, &hs.m1(1), &hs.m2(1), &hs.m3(2)],
-    );
+    // (Message 3 of FT names the PMKR1Name: see the next test.)
+    let ev = feed(&mut t, &[&bcn, &assoc_resp, &hs.m1(1), &hs.m2(1)]);
     assert_eq!(rejections(&ev), vec![]);
     assert_eq!(ptk_events(&ev), vec![hs.tk().to_vec()]);
     // Without the association response the FT context is missing.
@@ -707,6 +730,125 @@ fn ft_psk_initial_association_uses_the_ft_ptk() {
         vec![(KeyMessage::M2, Reject::FtContextMissing)]
     );
     let _ = hs.cipher;
+}
+
+/// The GTKs the tracker holds for the BSS, Key ID 1.
+fn gtks(t: &Tracker) -> usize {
+    t.group_keys(AP, 1).count()
+}
+
+/// An FT initial mobility domain association (12.7.1.7, 13.4.2): message
+/// 3's RSNE names the PMKR1Name in its PMKID list. It is accepted (and
+/// the GTK learnt) when that name is the one derived, refused otherwise.
+#[test]
+fn ft_message_3_names_the_pmkr1name_and_installs_the_gtk() {
+    let FtFixture {
+        hs,
+        r1,
+        assoc_resp,
+        bcn,
+    } = ft_fixture();
+    let with_name = |name: &[u8; 16]| {
+        let mut r = hs.rsne.clone();
+        r.extend_from_slice(&[1, 0]);
+        r.extend_from_slice(name);
+        r
+    };
+    // The PMKR1Name derived (12.7.1.7.4).
+    let m3 = hs.m3_with(2, &hs.m3_data(&with_name(r1.name()), 1, false, None));
+    let mut t = tracker();
+    let ev = feed(&mut t, &[&bcn, &assoc_resp, &hs.m1(1), &hs.m2(1), &m3]);
+    assert_eq!(rejections(&ev), vec![]);
+    assert_eq!(stats(&t, STA).handshakes_complete, 1);
+    assert_eq!(gtks(&t), 1);
+    // Another name, or none, is refused.
+    let mut wrong = *r1.name();
+    wrong[0] ^= 1;
+    for rsne in [with_name(&wrong), hs.rsne.clone()] {
+        let m3 = hs.m3_with(2, &hs.m3_data(&rsne, 1, false, None));
+        let mut t = tracker();
+        let ev = feed(&mut t, &[&bcn, &assoc_resp, &hs.m1(1), &hs.m2(1), &m3]);
+        assert_eq!(
+            rejections(&ev),
+            vec![(KeyMessage::M3, Reject::RsneMismatch)]
+        );
+        assert_eq!(gtks(&t), 0);
+    }
+}
+
+/// After a deauthentication and a new association the authenticator
+/// starts its key replay counter again: the new handshake completes and
+/// its GTK is learnt. Without the association in between, the same
+/// messages stay stale.
+#[test]
+fn a_new_association_starts_a_new_replay_counter() {
+    let first = Hs::new(psk().as_bytes(), Akm::PSK, CipherSuite::CCMP_128, STA, 1);
+    let second = Hs::new(psk().as_bytes(), Akm::PSK, CipherSuite::CCMP_128, STA, 2);
+    let mut body = vec![0x11, 0x04, 10, 0];
+    body.extend(element(0, SSID));
+    body.extend(element(48, &first.rsne));
+    let assoc = mgmt(0, AP, STA, AP, &body);
+    let bcn = beacon(Some(&first.rsne), None);
+    let gtk2 = [0x48u8; 16];
+    let m3b = second.m3_with(6, &{
+        let mut kd = element(48, &second.rsne);
+        let mut g = vec![1, 0];
+        g.extend_from_slice(&gtk2);
+        kd.extend(kde(1, &g));
+        kd
+    });
+    let run = |with_assoc: bool| {
+        let mut t = tracker();
+        let mut frames: Vec<&[u8]> = vec![&bcn];
+        let (a1, a2, a3, a4) = (first.m1(9), first.m2(9), first.m3(10), first.m4(10));
+        frames.extend([&a1[..], &a2, &a3, &a4]);
+        if with_assoc {
+            frames.push(&assoc);
+        }
+        let (b1, b2, b4) = (second.m1(5), second.m2(5), second.m4(6));
+        frames.extend([&b1[..], &b2, &m3b, &b4]);
+        let ev = feed(&mut t, &frames);
+        (t, ev)
+    };
+    let (t, ev) = run(true);
+    assert_eq!(rejections(&ev), vec![]);
+    assert_eq!(stats(&t, STA).handshakes_complete, 2);
+    assert_eq!(t.group_keys(AP, 1).count(), 2, "the new GTK is learnt");
+    let (t, ev) = run(false);
+    assert_eq!(rejections(&ev), vec![(KeyMessage::M3, Reject::Stale)]);
+    assert_eq!(stats(&t, STA).handshakes_complete, 1);
+}
+
+/// Several credentials are tried per handshake; the key says which one
+/// matched, and a wrong one alone says so.
+#[test]
+fn the_credential_that_matched_is_named() {
+    let hs = Hs::new(psk().as_bytes(), Akm::PSK, CipherSuite::CCMP_128, STA, 1);
+    let bcn = beacon(Some(&hs.rsne), None);
+    let mut t = Tracker::new();
+    t.add_passphrase(b"not the passphrase", None).unwrap();
+    t.add_pmk(&[7; 32]).unwrap();
+    t.add_passphrase(PASS, None).unwrap();
+    let ev = feed(&mut t, &[&bcn, &hs.m1(1), &hs.m2(1), &hs.m3(2)]);
+    let got: Vec<usize> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::PairwiseKey { credential, .. } => Some(*credential),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, vec![2]);
+    let mut t = Tracker::new();
+    t.add_passphrase(b"not the passphrase", None).unwrap();
+    let ev = feed(&mut t, &[&bcn, &hs.m1(1), &hs.m2(1)]);
+    assert_eq!(
+        rejections(&ev),
+        vec![(KeyMessage::M2, Reject::NoPmkMatched)]
+    );
+    assert_eq!(
+        Reject::NoPmkMatched.reason(),
+        "no credential matched (wrong passphrase or PSK?)"
+    );
 }
 
 mod props {

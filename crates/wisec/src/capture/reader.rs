@@ -75,6 +75,10 @@ pub enum Stop {
     Record(Record),
     /// The end of the file.
     End,
+    /// The file is damaged here (a truncated or corrupt record, a read
+    /// error): the packets before it were read, nothing after it will be.
+    /// The message names the file and the offset.
+    Damaged(String),
 }
 
 const BUF: usize = 1 << 16;
@@ -301,7 +305,28 @@ impl CaptureReader {
     /// Each packet's bytes are somewhere in `arena` (which the caller
     /// clears between calls), where `metas` says. Classic pcap files are
     /// read in large blocks and their packets left where they landed.
+    ///
+    /// A damaged file is not an error here: the packets before the damage
+    /// are returned with [`Stop::Damaged`], and later calls end the file.
     pub fn read_packets(
+        &mut self,
+        arena: &mut Vec<u8>,
+        metas: &mut Vec<PacketMeta>,
+        max_bytes: usize,
+    ) -> Result<Stop, CaptureError> {
+        let r = self.read_packets_or_fail(arena, metas, max_bytes);
+        match r {
+            Err(e) => {
+                self.state = State::Done;
+                self.queue.clear();
+                self.carry.clear();
+                Ok(Stop::Damaged(e.to_string()))
+            }
+            ok => ok,
+        }
+    }
+
+    fn read_packets_or_fail(
         &mut self,
         arena: &mut Vec<u8>,
         metas: &mut Vec<PacketMeta>,

@@ -138,6 +138,34 @@ fn pcap_both_orders_and_resolutions() {
 }
 
 #[test]
+fn pcapng_interfaces_of_other_resolutions_become_nanoseconds_in_pcap() {
+    // Milliseconds with a 5-second offset; 2^-10 seconds.
+    for (tsresol, offset, ts, want) in [
+        (3u8, Some(5i64), 1_234u64, 6_234_000_000u64),
+        (0x80 | 10, None, 3 * 1024 + 512, 3_500_000_000),
+        (6, None, 7, 7_000),
+    ] {
+        let mut iface = Interface::new(105, 0);
+        iface.tsresol = tsresol;
+        iface.tsoffset = offset;
+        let mut w = CaptureWriter::new(Vec::new(), Format::Pcap);
+        w.write_interface(&iface).unwrap();
+        w.write_packet(&Packet {
+            interface: 0,
+            timestamp: ts,
+            orig_len: 2,
+            data: vec![1, 2],
+        })
+        .unwrap();
+        let (r, recs) = read_all("c.pcap", w.into_inner().unwrap()).unwrap();
+        let p = packets(&recs);
+        let res = r.interfaces()[0].tsresol;
+        let units: u64 = if res == 9 { 1 } else { 1000 };
+        assert_eq!(p[0].timestamp * units, want, "{tsresol:#x}");
+    }
+}
+
+#[test]
 fn pcap_fcs_bits_of_the_link_type_field() {
     // Bit 26 set, FCS length 2 sixteen-bit words in bits 28..31.
     let f = pcap_file(false, false, 105 | (1 << 26) | (2 << 28), &[]);
@@ -437,12 +465,15 @@ mod props {
             }
             let one = read_all("m", f.clone()).map(|(_, r)| r).map_err(|e| e.to_string());
             let bulk = (|| {
-                let mut r = CaptureReader::from_reader("m", Box::new(std::io::Cursor::new(f)))?;
+                let mut r = CaptureReader::from_reader("m", Box::new(std::io::Cursor::new(f)))
+                    .map_err(|e| e.to_string())?;
                 let mut out = Vec::new();
                 loop {
                     let mut arena = Vec::new();
                     let mut metas = Vec::new();
-                    let stop = r.read_packets(&mut arena, &mut metas, max)?;
+                    let stop = r
+                        .read_packets(&mut arena, &mut metas, max)
+                        .map_err(|e| e.to_string())?;
                     for m in metas {
                         out.push(Record::Packet(Packet {
                             interface: m.interface,
@@ -455,10 +486,12 @@ mod props {
                         Stop::Full => {}
                         Stop::End => return Ok(out),
                         Stop::Record(rec) => out.push(rec),
+                        // The packets before the damage were returned; the
+                        // record reader fails at the same place.
+                        Stop::Damaged(msg) => return Err(msg),
                     }
                 }
-            })()
-            .map_err(|e: CaptureError| e.to_string());
+            })();
             prop_assert_eq!(one, bulk);
         }
 

@@ -23,6 +23,10 @@ pub struct CaptureWriter<W: Write> {
 pub(crate) struct Encoder {
     format: Format,
     pcap_iface: Option<Interface>,
+    /// A pcapng interface written as pcap whose timestamps are not in
+    /// micro- or nanoseconds: its resolution and offset, to convert them
+    /// to nanoseconds.
+    pcap_convert: Option<(u8, i64)>,
     interfaces: usize,
     sections: usize,
 }
@@ -35,6 +39,7 @@ impl<W: Write> CaptureWriter<W> {
             enc: Encoder {
                 format,
                 pcap_iface: None,
+                pcap_convert: None,
                 interfaces: 0,
                 sections: 0,
             },
@@ -104,7 +109,9 @@ impl Encoder {
                 pcapng::push_block(out, pcapng::SHB, &pcapng::shb_body());
                 Ok(())
             }
-            Format::Pcap if self.sections > 1 => Err(invalid("pcap holds one section only")),
+            Format::Pcap if self.sections > 1 => Err(invalid(
+                "a pcap file holds one section and this capture has several; write a .pcapng",
+            )),
             Format::Pcap => Ok(()),
         }
     }
@@ -121,10 +128,20 @@ impl Encoder {
             }
             Format::Pcap => {
                 if self.pcap_iface.is_some() {
-                    return Err(invalid("pcap holds one interface only"));
+                    return Err(invalid(
+                        "a pcap file holds one interface and this capture has several; write a .pcapng",
+                    ));
                 }
-                out.extend_from_slice(&pcap::file_header(iface));
-                self.pcap_iface = Some(iface.clone());
+                // pcap has micro- or nanosecond timestamps and no offset:
+                // any other resolution or an offset becomes nanoseconds.
+                let mut iface = iface.clone();
+                if !matches!(iface.tsresol, 6 | 9) || iface.tsoffset.is_some_and(|o| o != 0) {
+                    self.pcap_convert = Some((iface.tsresol, iface.tsoffset.unwrap_or(0)));
+                    iface.tsresol = 9;
+                    iface.tsoffset = None;
+                }
+                out.extend_from_slice(&pcap::file_header(&iface));
+                self.pcap_iface = Some(iface);
                 Ok(())
             }
         }
@@ -177,6 +194,10 @@ impl Encoder {
                 } else {
                     1_000_000
                 };
+                let timestamp = match self.pcap_convert {
+                    Some((r, off)) => to_nanos(timestamp, r, off),
+                    None => timestamp,
+                };
                 let sec = u32::try_from(timestamp / units).unwrap_or(u32::MAX);
                 let frac = (timestamp % units) as u32;
                 out.reserve(pcap::RECORD_HEADER_LEN + len);
@@ -191,6 +212,19 @@ impl Encoder {
             }
         }
     }
+}
+
+/// A timestamp of resolution `tsresol` (pcapng `if_tsresol`) plus
+/// `offset` seconds, in nanoseconds.
+fn to_nanos(ts: u64, tsresol: u8, offset: i64) -> u64 {
+    let ns = if tsresol & 0x80 == 0 {
+        let per_sec = 10u128.pow(u32::from(tsresol.min(19)));
+        u128::from(ts) * 1_000_000_000 / per_sec
+    } else {
+        (u128::from(ts) * 1_000_000_000) >> u32::from(tsresol & 0x7f).min(127)
+    };
+    let ns = ns as i128 + i128::from(offset) * 1_000_000_000;
+    ns.clamp(0, i128::from(u64::MAX)) as u64
 }
 
 fn invalid(msg: &str) -> io::Error {

@@ -101,3 +101,13 @@ pub fn leftovers(dir: &Path, keep: &[&Path]) -> Vec<String> {
         .map(|p| p.display().to_string())
         .collect()
 }
+
+/// Writes a `wisec synth` capture `name` in `dir` with the passphrase and
+/// SSID given and the options `extra`.
+pub fn synth_capture(dir: &Path, name: &str, pass: &str, ssid: &str, extra: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let mut a = vec!["synth", p(&path), "--ssid", ssid, "--passphrase", pass];
+    a.extend_from_slice(extra);
+    ok(&a);
+    path
+}

@@ -33,6 +33,8 @@ use wisec_wire::element::{Akm, CipherSuite, List, RsnCapabilities, Rsne};
 use wisec_wire::radiotap::{Channel, RadiotapFlags, RadiotapRepr};
 use wisec_wire::MacAddr;
 
+pub mod ft;
+
 /// The AKM of a synthetic session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -45,6 +47,12 @@ pub enum SynthAkm {
     Sae,
     /// OWE (00-0F-AC:18) with a given PMK.
     Owe,
+    /// FT using PSK (00-0F-AC:4), PMK-R0 from the passphrase; two APs
+    /// and a roam (see [`ft`]).
+    FtPsk,
+    /// FT over 802.1X (00-0F-AC:3), PMK-R0 from a given MSK; two APs and
+    /// a roam.
+    Ft8021x,
 }
 
 impl SynthAkm {
@@ -55,12 +63,19 @@ impl SynthAkm {
             SynthAkm::PskSha256 => Akm::PSK_SHA256,
             SynthAkm::Sae => Akm::SAE,
             SynthAkm::Owe => Akm::OWE,
+            SynthAkm::FtPsk => Akm::FT_PSK,
+            SynthAkm::Ft8021x => Akm::FT_IEEE8021X,
         }
     }
 
     /// True when the PMK is derived from the passphrase.
     pub fn uses_passphrase(self) -> bool {
-        matches!(self, SynthAkm::Psk | SynthAkm::PskSha256)
+        matches!(self, SynthAkm::Psk | SynthAkm::PskSha256 | SynthAkm::FtPsk)
+    }
+
+    /// True for the fast BSS transition AKMs.
+    pub fn is_ft(self) -> bool {
+        matches!(self, SynthAkm::FtPsk | SynthAkm::Ft8021x)
     }
 }
 
@@ -117,6 +132,8 @@ pub struct SynthConfig {
     pub ssid: Vec<u8>,
     /// The PMK for SAE and OWE (32 or 48 octets), wiped on drop.
     pub pmk: Option<zeroize::Zeroizing<Vec<u8>>>,
+    /// The MSK for FT over 802.1X (at least 64 octets), wiped on drop.
+    pub msk: Option<zeroize::Zeroizing<Vec<u8>>>,
     /// Number of stations.
     pub stations: usize,
     /// Unicast data frames per station (alternately down- and uplink).
@@ -129,6 +146,16 @@ pub struct SynthConfig {
     pub seed: u64,
     /// Prefix frames with a radiotap header (link type 127; 105 otherwise).
     pub radiotap: bool,
+    /// Halfway through the data, deauthenticate every station; it
+    /// authenticates and reassociates, and a new 4-way handshake (its key
+    /// replay counter started anew) gives a new PTK.
+    pub reassociate: bool,
+    /// Send some data frames twice: a MAC retransmission (Retry bit) of
+    /// every 5th, and an exact copy (a capture duplicate) of every 7th.
+    pub retries: bool,
+    /// Stations are WDS peers: their data and EAPOL frames carry four
+    /// addresses (To DS and From DS set).
+    pub wds: bool,
 }
 
 impl SynthConfig {
@@ -140,12 +167,16 @@ impl SynthConfig {
             passphrase: passphrase.to_string(),
             ssid: ssid.as_bytes().to_vec(),
             pmk: None,
+            msk: None,
             stations: 1,
             frames: 8,
             pmf: false,
             group_rekey: false,
             seed: 1,
             radiotap: false,
+            reassociate: false,
+            retries: false,
+            wds: false,
         }
     }
 
@@ -226,6 +257,14 @@ pub struct SynthSummary {
     pub stations: u64,
     /// Completed group key handshakes.
     pub group_rekeys: u64,
+    /// Reassociations (each with a new 4-way handshake).
+    pub reassociations: u64,
+    /// Data frames sent again as MAC retransmissions (Retry bit).
+    pub retransmissions: u64,
+    /// Data frames written twice, as a capture that holds a frame twice.
+    pub duplicates: u64,
+    /// FT roams (FT authentication and reassociation to the second AP).
+    pub ft_roams: u64,
 }
 
 /// A seeded generator (SplitMix64) for reproducible captures. Not a
@@ -339,6 +378,8 @@ struct Station {
     supp: Supplicant,
     ptk: DataKey,
     seq: u16,
+    /// Data frames sent (for `retries`).
+    sent: u64,
 }
 
 /// The generator: buffers reused across frames.
@@ -359,6 +400,8 @@ struct Gen<'f> {
     scratch: Vec<u8>,
     beacon_body: Vec<u8>,
     summary: SynthSummary,
+    /// Length of the last protected MPDU (for retransmissions).
+    last_len: usize,
 }
 
 fn rsne_bytes(neg: &Negotiated, pmf: bool) -> anyhow::Result<Vec<u8>> {
@@ -379,7 +422,32 @@ fn rsne_bytes(neg: &Negotiated, pmf: bool) -> anyhow::Result<Vec<u8>> {
     Ok(b)
 }
 
-impl Gen<'_> {
+impl<'f> Gen<'f> {
+    fn new(
+        cfg: &SynthConfig,
+        sink: &'f mut dyn FnMut(&SynthFrame<'_>) -> io::Result<()>,
+        rng: SeededRandom,
+        radiotap: Vec<u8>,
+        beacon_body: Vec<u8>,
+    ) -> Gen<'f> {
+        Gen {
+            cfg: cfg.clone(),
+            sink,
+            rng,
+            now_us: START_US,
+            next_beacon_us: START_US,
+            ap_seq: 0,
+            radiotap,
+            buf: Box::new([0u8; BUF_LEN]),
+            plain: Vec::with_capacity(BUF_LEN),
+            packet: Vec::with_capacity(BUF_LEN + 64),
+            scratch: Vec::with_capacity(1024),
+            beacon_body,
+            summary: SynthSummary::default(),
+            last_len: 0,
+        }
+    }
+
     fn seq(counter: &mut u16) -> u16 {
         let s = *counter;
         *counter = (*counter + 1) & 0x0fff;
@@ -404,6 +472,37 @@ impl Gen<'_> {
         out.extend_from_slice(&a2.0);
         out.extend_from_slice(&a3.0);
         out.extend_from_slice(&(seq << 4).to_le_bytes());
+    }
+
+    /// Writes a 4-address MAC header (WDS; 9.3.2.1, Table 9-30: both DS
+    /// bits set): Frame Control, Duration, Address 1 to 3, Sequence
+    /// Control, Address 4.
+    fn header4(out: &mut Vec<u8>, fc: [u8; 2], dur: u16, a: [MacAddr; 4], seq: u16) {
+        out.clear();
+        out.extend_from_slice(&fc);
+        out.extend_from_slice(&dur.to_le_bytes());
+        out.extend_from_slice(&a[0].0);
+        out.extend_from_slice(&a[1].0);
+        out.extend_from_slice(&a[2].0);
+        out.extend_from_slice(&(seq << 4).to_le_bytes());
+        out.extend_from_slice(&a[3].0);
+    }
+
+    /// Writes the frame just emitted again: as a MAC retransmission (the
+    /// Retry bit set, nothing else changed) or as an exact copy.
+    fn emit_again(
+        &mut self,
+        mpdu_len: usize,
+        retry: bool,
+        station: Option<usize>,
+    ) -> anyhow::Result<()> {
+        if retry {
+            self.buf[1] |= 0x08;
+            self.summary.retransmissions += 1;
+        } else {
+            self.summary.duplicates += 1;
+        }
+        self.emit(mpdu_len, true, FrameKind::Data, station)
     }
 
     /// Emits `mpdu` (with `plaintext` for protected frames).
@@ -473,6 +572,7 @@ impl Gen<'_> {
         let len = key
             .protect_in_place(&mut self.buf[..], n, pn, key_id)
             .map_err(|e| anyhow!("cannot protect a frame: {e}"))?;
+        self.last_len = len;
         self.emit(len, true, kind, station)
     }
 
@@ -539,7 +639,10 @@ impl Gen<'_> {
     /// from the AP (From DS) or to it (To DS).
     fn eapol_frame(&mut self, pdu: &[u8], to_ap: bool, sta: MacAddr, seq: u16) {
         let mut p = std::mem::take(&mut self.plain);
-        if to_ap {
+        if self.cfg.wds {
+            let (ra, ta) = if to_ap { (BSSID, sta) } else { (sta, BSSID) };
+            Gen::header4(&mut p, [0x08, 0x03], 44, [ra, ta, ra, ta], seq);
+        } else if to_ap {
             Gen::header(&mut p, [0x08, 0x01], 44, BSSID, sta, BSSID, seq);
         } else {
             Gen::header(&mut p, [0x08, 0x02], 44, sta, BSSID, BSSID, seq);
@@ -666,6 +769,17 @@ pub fn generate(
     if cfg.cipher == SynthCipher::Tkip && cfg.akm != SynthAkm::Psk {
         bail!("--cipher tkip: TKIP goes with --akm psk only (key descriptor version 1)");
     }
+    if cfg.akm.is_ft() {
+        let mut g = Gen::new(
+            cfg,
+            sink,
+            SeededRandom::new(cfg.seed),
+            radiotap_header(cfg)?,
+            Vec::new(),
+        );
+        ft::run(&mut g)?;
+        return Ok(g.summary);
+    }
     let pmk = pmk_of(cfg)?;
     let group_mgmt = pmf.then(|| match cfg.cipher.data_suite().matching_bip() {
         Suite::BipCmac256 => CipherSuite::BIP_CMAC_256,
@@ -696,39 +810,9 @@ pub fn generate(
     let ext_rates = [50, 4, 0x30, 0x48, 0x60, 0x6c];
     body.extend_from_slice(&ext_rates);
 
-    let radiotap = if cfg.radiotap {
-        let r = RadiotapRepr {
-            flags: Some(RadiotapFlags(0)),
-            rate: Some(12),
-            channel: Some(Channel {
-                freq: 2437,
-                flags: Channel::OFDM | Channel::GHZ2,
-            }),
-            dbm_antenna_signal: Some(-42),
-            tx_flags: None,
-        };
-        let mut b = vec![0u8; r.buffer_len()];
-        r.emit(&mut b).map_err(|e| anyhow!("radiotap: {e}"))?;
-        b
-    } else {
-        Vec::new()
-    };
+    let radiotap = radiotap_header(cfg)?;
 
-    let mut g = Gen {
-        cfg: cfg.clone(),
-        sink,
-        rng,
-        now_us: START_US,
-        next_beacon_us: START_US,
-        ap_seq: 0,
-        radiotap,
-        buf: Box::new([0u8; BUF_LEN]),
-        plain: Vec::with_capacity(BUF_LEN),
-        packet: Vec::with_capacity(BUF_LEN + 64),
-        scratch: Vec::with_capacity(1024),
-        beacon_body: body,
-        summary: SynthSummary::default(),
-    };
+    let mut g = Gen::new(cfg, sink, rng, radiotap, body);
     g.beacon()?;
 
     // Authentication, association and the 4-way handshake of each station.
@@ -758,15 +842,9 @@ pub fn generate(
             // Replaced once the PTK exists.
             ptk: DataKey::new(Suite::Ccmp128, &[0; 16]).map_err(|e| anyhow!("{e}"))?,
             seq: seq_sta,
+            sent: 0,
         };
-        g.exchange(&mut st, i, false)?;
-        let (Some(a), Some(s)) = (st.auth.ptk(), st.supp.ptk()) else {
-            bail!("station {i}: the 4-way handshake did not complete");
-        };
-        if a.as_bytes() != s.as_bytes() {
-            bail!("station {i}: authenticator and supplicant derived different PTKs");
-        }
-        st.ptk = DataKey::new(cfg.cipher.data_suite(), s.tk()).map_err(|e| anyhow!("PTK: {e}"))?;
+        handshake(&mut g, &mut st, i)?;
         g.summary.stations += 1;
         stations.push(st);
     }
@@ -779,6 +857,11 @@ pub fn generate(
     let mut group_n = 0usize;
     let rekey_at = cfg.frames / 2;
     for r in 0..cfg.frames {
+        if cfg.reassociate && r == rekey_at && r > 0 {
+            for (i, st) in stations.iter_mut().enumerate() {
+                reassociate(&mut g, st, i, &rsne, &neg, &pmk, &rsne_buf, &keys)?;
+            }
+        }
         if cfg.group_rekey && r == rekey_at {
             let new = group_keys(
                 &mut g.rng,
@@ -853,6 +936,106 @@ pub fn generate(
         }
     }
     Ok(g.summary)
+}
+
+/// Runs the 4-way handshake of a station just (re)associated and takes
+/// its PTK.
+fn handshake(g: &mut Gen<'_>, st: &mut Station, i: usize) -> anyhow::Result<()> {
+    g.exchange(st, i, false)?;
+    let (Some(a), Some(s)) = (st.auth.ptk(), st.supp.ptk()) else {
+        bail!("station {i}: the 4-way handshake did not complete");
+    };
+    if a.as_bytes() != s.as_bytes() {
+        bail!("station {i}: authenticator and supplicant derived different PTKs");
+    }
+    st.ptk = DataKey::new(g.cfg.cipher.data_suite(), s.tk()).map_err(|e| anyhow!("PTK: {e}"))?;
+    Ok(())
+}
+
+/// Deauthentication by the AP (reason 2, previous authentication no
+/// longer valid; protected under the PTK with PMF), authentication and
+/// Reassociation Request/Response (9.3.3.8, 9.3.3.9), then a 4-way
+/// handshake run by a new authenticator and supplicant: its key replay
+/// counter starts anew (12.7.2).
+#[allow(clippy::too_many_arguments)]
+fn reassociate(
+    g: &mut Gen<'_>,
+    st: &mut Station,
+    i: usize,
+    rsne: &[u8],
+    neg: &Negotiated,
+    pmk: &Pmk,
+    rsne_buf: &ElementBuf,
+    keys: &GroupKeys,
+) -> anyhow::Result<()> {
+    g.maybe_beacon()?;
+    let seq = Gen::seq(&mut g.ap_seq);
+    let mut p = std::mem::take(&mut g.plain);
+    Gen::header(&mut p, [0xc0, 0x00], 314, st.addr, BSSID, BSSID, seq);
+    p.extend_from_slice(&2u16.to_le_bytes());
+    g.plain = p;
+    if g.cfg.pmf_effective() {
+        let pn = st.auth.next_pn().ok_or_else(|| anyhow!("no PTK"))?;
+        g.emit_protected(&st.ptk, pn, 0, FrameKind::ProtectedMgmt, Some(i))?;
+    } else {
+        g.emit_plain(FrameKind::Association, Some(i))?;
+    }
+    let mut seq_sta = st.seq;
+    authenticate(g, st.addr, &mut seq_sta, i)?;
+    let mut body = Vec::with_capacity(256);
+    body.extend_from_slice(&0x0411u16.to_le_bytes());
+    body.extend_from_slice(&10u16.to_le_bytes());
+    body.extend_from_slice(&BSSID.0);
+    body.push(0);
+    body.push(g.cfg.ssid.len() as u8);
+    let ssid = g.cfg.ssid.clone();
+    body.extend_from_slice(&ssid);
+    body.extend_from_slice(&[0x01, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+    body.extend_from_slice(rsne);
+    g.mgmt(2, true, st.addr, &mut seq_sta, &body, i)?;
+    body.clear();
+    body.extend_from_slice(&0x0411u16.to_le_bytes());
+    body.extend_from_slice(&0u16.to_le_bytes());
+    body.extend_from_slice(&(((i + 1) as u16 & 0x07ff) | 0xc000).to_le_bytes());
+    body.extend_from_slice(&[0x01, 8, 0x82, 0x84, 0x8b, 0x96, 0x0c, 0x12, 0x18, 0x24]);
+    g.mgmt(3, false, st.addr, &mut seq_sta, &body, i)?;
+    st.seq = seq_sta;
+    let assoc = Association {
+        negotiated: *neg,
+        aa: BSSID,
+        spa: st.addr,
+        ap_rsne: *rsne_buf,
+        sta_rsne: *rsne_buf,
+    };
+    st.auth = Authenticator::new(assoc, pmk.clone(), keys.clone(), Timing::default())
+        .map_err(|e| anyhow!("authenticator: {e}"))?;
+    st.supp = Supplicant::new(assoc, pmk.clone()).map_err(|e| anyhow!("supplicant: {e}"))?;
+    st.auth
+        .start(Instant::from_micros(g.now_us), &mut g.rng)
+        .map_err(|e| anyhow!("authenticator: {e}"))?;
+    handshake(g, st, i)?;
+    g.summary.reassociations += 1;
+    Ok(())
+}
+
+/// The radiotap header every packet gets with `cfg.radiotap`.
+fn radiotap_header(cfg: &SynthConfig) -> anyhow::Result<Vec<u8>> {
+    if !cfg.radiotap {
+        return Ok(Vec::new());
+    }
+    let r = RadiotapRepr {
+        flags: Some(RadiotapFlags(0)),
+        rate: Some(12),
+        channel: Some(Channel {
+            freq: 2437,
+            flags: Channel::OFDM | Channel::GHZ2,
+        }),
+        dbm_antenna_signal: Some(-42),
+        tx_flags: None,
+    };
+    let mut b = vec![0u8; r.buffer_len()];
+    r.emit(&mut b).map_err(|e| anyhow!("radiotap: {e}"))?;
+    Ok(b)
 }
 
 /// Open System (two frames) or SAE (commit and confirm both ways)
@@ -951,11 +1134,32 @@ fn data_frame(
     let mut p = std::mem::take(&mut g.plain);
     let (src, dst) = if uplink {
         let seq = Gen::seq(&mut st.seq);
-        Gen::header(&mut p, [0x88, 0x01], 44, BSSID, st.addr, SERVER, seq);
+        if g.cfg.wds {
+            // From the peer to the AP, for the server behind the AP.
+            Gen::header4(
+                &mut p,
+                [0x88, 0x03],
+                44,
+                [BSSID, st.addr, SERVER, st.addr],
+                seq,
+            );
+        } else {
+            Gen::header(&mut p, [0x88, 0x01], 44, BSSID, st.addr, SERVER, seq);
+        }
         (sta_ip(i), SERVER_IP)
     } else {
         let seq = Gen::seq(&mut g.ap_seq);
-        Gen::header(&mut p, [0x88, 0x02], 44, st.addr, BSSID, SERVER, seq);
+        if g.cfg.wds {
+            Gen::header4(
+                &mut p,
+                [0x88, 0x03],
+                44,
+                [st.addr, BSSID, st.addr, SERVER],
+                seq,
+            );
+        } else {
+            Gen::header(&mut p, [0x88, 0x02], 44, st.addr, BSSID, SERVER, seq);
+        }
         (SERVER_IP, sta_ip(i))
     };
     p.extend_from_slice(&[0, 0]); // QoS Control: TID 0, normal ack
@@ -967,7 +1171,16 @@ fn data_frame(
         st.auth.next_pn()
     }
     .ok_or_else(|| anyhow!("no PTK"))?;
-    g.emit_protected(&st.ptk, pn, 0, FrameKind::Data, Some(i))
+    g.emit_protected(&st.ptk, pn, 0, FrameKind::Data, Some(i))?;
+    if g.cfg.retries {
+        st.sent += 1;
+        if st.sent % 5 == 0 {
+            g.emit_again(g.last_len, true, Some(i))?;
+        } else if st.sent % 7 == 0 {
+            g.emit_again(g.last_len, false, Some(i))?;
+        }
+    }
+    Ok(())
 }
 
 /// A broadcast Data frame from the AP (From DS) protected under the GTK.
@@ -1012,8 +1225,13 @@ pub fn write_capture(cfg: &SynthConfig, path: &Path, force: bool) -> anyhow::Res
             path.display()
         );
     }
-    let file = std::fs::File::create(path)
-        .with_context(|| format!("{}: cannot create", path.display()))?;
+    check_size(cfg)?;
+    let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
+    crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
+    // A temporary file beside OUT, renamed into place once complete (and
+    // removed on an error or a signal).
+    let pending = crate::outfile::Pending::create(path, force)?;
+    let file = pending.handle()?;
     let buffered = io::BufWriter::with_capacity(1 << 16, file);
     let out: Box<dyn Write> = if gz {
         Box::new(flate2::write::GzEncoder::new(
@@ -1052,7 +1270,37 @@ pub fn write_capture(cfg: &SynthConfig, path: &Path, force: bool) -> anyhow::Res
     out.flush()
         .with_context(|| format!("{}: cannot write", path.display()))?;
     drop(out);
+    pending.commit()?;
     Ok(summary)
+}
+
+/// Most unicast data frames (stations × frames) one session may hold: a
+/// billion frames is about 150 GB of capture.
+pub const MAX_DATA_FRAMES: u64 = 1_000_000_000;
+
+/// Refuses sessions beyond [`MAX_DATA_FRAMES`].
+pub fn check_size(cfg: &SynthConfig) -> anyhow::Result<()> {
+    let n = (cfg.stations as u64).saturating_mul(cfg.frames as u64);
+    if n > MAX_DATA_FRAMES {
+        bail!(
+            "--frames {} × --stations {} is {n} data frames; at most {MAX_DATA_FRAMES} \
+(about 150 GB of capture)",
+            cfg.frames,
+            cfg.stations
+        );
+    }
+    Ok(())
+}
+
+/// About how many bytes the capture of `cfg` takes, uncompressed: the
+/// data frames with their record headers, a quarter as many group frames,
+/// beacons and handshakes.
+pub fn estimated_bytes(cfg: &SynthConfig) -> u64 {
+    let data = (cfg.stations as u64).saturating_mul(cfg.frames as u64);
+    let per = 180 + if cfg.radiotap { 24 } else { 0 };
+    data.saturating_add(data / 4)
+        .saturating_mul(per)
+        .saturating_add((cfg.stations as u64).saturating_mul(2048))
 }
 
 /// The `wisec synth` command line.
@@ -1075,7 +1323,14 @@ Examples:
 
   # SAE with a given PMK
   wisec synth sae.pcapng --akm sae --cipher ccmp128 --ssid wisec \\
-      --pmk 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+      --pmk 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+
+  # FT-PSK: an initial association with one AP, a roam to a second
+  wisec synth ft.pcap --akm ft-psk --passphrase 'correct horse' --ssid wisec
+
+  # What real captures hold: a reassociation, retransmissions, WDS links
+  wisec synth real.pcap --passphrase 'correct horse' --ssid wisec \\
+      --reassociate --retries --wds";
 
     #[derive(Debug, Clone, Copy, ValueEnum)]
     enum AkmArg {
@@ -1087,6 +1342,11 @@ Examples:
         Sae,
         /// 00-0F-AC:18, OWE (with --pmk)
         Owe,
+        /// 00-0F-AC:4, FT using PSK: two APs, a roam (with --passphrase)
+        FtPsk,
+        /// 00-0F-AC:3, FT over 802.1X: two APs, a roam (with --msk)
+        #[value(name = "ft-8021x")]
+        Ft8021x,
     }
 
     #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -1124,6 +1384,9 @@ Examples:
         /// PMK in hex for sae (32 bytes) and owe (32 or 48 bytes)
         #[arg(long, value_name = "HEX")]
         pmk: Option<String>,
+        /// MSK in hex for ft-8021x (at least 64 bytes)
+        #[arg(long, value_name = "HEX")]
+        msk: Option<String>,
         /// Number of stations
         #[arg(long, value_name = "N", default_value_t = 1)]
         stations: usize,
@@ -1143,12 +1406,41 @@ Examples:
         /// Prefix every frame with a radiotap header
         #[arg(long)]
         radiotap: bool,
+        /// Halfway through, deauthenticate every station, which
+        /// reassociates and runs a new 4-way handshake (its key replay
+        /// counter started anew)
+        #[arg(long)]
+        reassociate: bool,
+        /// Send every 5th data frame of a station again as a MAC
+        /// retransmission (Retry bit) and write every 7th twice (a capture
+        /// duplicate)
+        #[arg(long)]
+        retries: bool,
+        /// Stations are WDS peers: four-address data and EAPOL frames
+        #[arg(long)]
+        wds: bool,
         /// Overwrite OUT if it exists
         #[arg(long)]
         force: bool,
         /// Print the summary as JSON on standard output
         #[arg(long)]
         json: bool,
+    }
+
+    /// The optional parts of the summary line.
+    fn extras(s: &super::SynthSummary) -> String {
+        let mut t = String::new();
+        for (n, what) in [
+            (s.reassociations, "reassociations"),
+            (s.retransmissions, "MAC retransmissions"),
+            (s.duplicates, "capture duplicates"),
+            (s.ft_roams, "FT roams"),
+        ] {
+            if n > 0 {
+                t.push_str(&format!(", {n} {what}"));
+            }
+        }
+        t
     }
 
     /// Why `wisec synth` failed.
@@ -1167,6 +1459,8 @@ Examples:
             AkmArg::PskSha256 => SynthAkm::PskSha256,
             AkmArg::Sae => SynthAkm::Sae,
             AkmArg::Owe => SynthAkm::Owe,
+            AkmArg::FtPsk => SynthAkm::FtPsk,
+            AkmArg::Ft8021x => SynthAkm::Ft8021x,
         };
         let cipher = match a.cipher {
             CipherArg::Ccmp128 => SynthCipher::Ccmp128,
@@ -1176,12 +1470,37 @@ Examples:
             CipherArg::Tkip => SynthCipher::Tkip,
         };
         let pmk = match &a.pmk {
-            Some(h) => {
-                Some(crate::keys::parse_hex(h).map_err(|m| Error::Usage(format!("--pmk: {m}")))?)
-            }
+            Some(h) => Some(
+                crate::decrypt::keys::parse_hex(h)
+                    .map_err(|m| Error::Usage(format!("--pmk: {m}")))?,
+            ),
             None => None,
         };
-        if akm.uses_passphrase() {
+        let msk = match &a.msk {
+            Some(h) => Some(
+                crate::decrypt::keys::parse_hex(h)
+                    .map_err(|m| Error::Usage(format!("--msk: {m}")))?,
+            ),
+            None => None,
+        };
+        if msk.is_some() != (akm == SynthAkm::Ft8021x) {
+            return Err(Error::Usage(
+                "--msk goes with --akm ft-8021x, and it needs one".into(),
+            ));
+        }
+        if msk.as_ref().is_some_and(|m| m.len() < 64) {
+            return Err(Error::Usage("--msk: at least 64 bytes".into()));
+        }
+        if akm.is_ft() && (cipher != SynthCipher::Ccmp128 || a.pmf) {
+            return Err(Error::Usage(
+                "--akm ft-psk and ft-8021x sessions use --cipher ccmp128 without --pmf".into(),
+            ));
+        }
+        if akm == SynthAkm::Ft8021x {
+            if pmk.is_some() {
+                return Err(Error::Usage("--pmk is for sae and owe".into()));
+            }
+        } else if akm.uses_passphrase() {
             if pmk.is_some() {
                 return Err(Error::Usage(
                     "--pmk is for sae and owe; psk and psk-sha256 take --passphrase".into(),
@@ -1205,18 +1524,31 @@ Examples:
         if a.stations == 0 || a.stations > 0xffff {
             return Err(Error::Usage("--stations: 1 to 65535".into()));
         }
+        let frames = (a.stations as u64).saturating_mul(a.frames as u64);
+        if frames > super::MAX_DATA_FRAMES {
+            return Err(Error::Usage(format!(
+                "--frames {} × --stations {}: at most {} data frames in all (about 150 GB)",
+                a.frames,
+                a.stations,
+                super::MAX_DATA_FRAMES
+            )));
+        }
         let cfg = SynthConfig {
             akm,
             cipher,
             passphrase: a.passphrase,
             ssid: a.ssid.into_bytes(),
             pmk,
+            msk,
             stations: a.stations,
             frames: a.frames,
             pmf: a.pmf,
             group_rekey: a.group_rekey,
             seed: a.seed,
             radiotap: a.radiotap,
+            reassociate: a.reassociate,
+            retries: a.retries,
+            wds: a.wds,
         };
         let s = write_capture(&cfg, &a.output, a.force).map_err(Error::Runtime)?;
         // A closed standard output (a pager quit early) is not an error.
@@ -1229,7 +1561,7 @@ Examples:
                 stdout,
                 "wrote {}: {} frames ({} protected): {} beacons, {} authentication/association, \
 {} EAPOL ({} protected), {} unicast data, {} group data, {} protected management, {} BIP; \
-{} stations, {} group rekeys",
+{} stations, {} group rekeys{}",
                 a.output.display(),
                 s.frames,
                 s.protected,
@@ -1242,7 +1574,8 @@ Examples:
                 s.protected_mgmt,
                 s.bip_mgmt,
                 s.stations,
-                s.group_rekeys
+                s.group_rekeys,
+                extras(&s)
             );
         }
         Ok(())

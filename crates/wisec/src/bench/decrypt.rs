@@ -5,10 +5,10 @@
 //! `--release`. The peers are required: the benchmark fails without them.
 
 use crate::capture::{CaptureReader, CaptureWriter};
-use crate::keys::StaticKeys;
-use crate::pipeline::{self, DecryptConfig};
+use crate::decrypt::keys::StaticKeys;
+use crate::decrypt::pipeline::{self, DecryptConfig};
+use crate::decrypt::tracked::TrackedKeys;
 use crate::synth::{self, SynthConfig};
-use crate::tracked::TrackedKeys;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
@@ -21,12 +21,14 @@ use wisec_proto::tracker::Tracker;
 
 const PASSPHRASE: &str = "wisec bench passphrase";
 const SSID: &str = "wisec-bench";
+/// The largest capture the benchmark writes (about 15 GB and two copies).
+const MAX_FRAMES: u64 = 100_000_000;
 
 /// Options of `wisec bench decrypt`.
 #[derive(Debug, Args)]
 pub struct DecryptBenchArgs {
-    /// Protected unicast data frames in the capture (default 1000000;
-    /// --quick 20000)
+    /// Protected unicast data frames in the capture, 1 to 100000000
+    /// (default 1000000; --quick 20000)
     #[arg(long, value_name = "N")]
     frames: Option<usize>,
     /// Stations sharing the frames
@@ -178,7 +180,11 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
     if a.stations == 0 {
         bail!("--stations: at least 1");
     }
-    let tmp = tempfile::tempdir()?;
+    if frames == 0 || frames as u64 > MAX_FRAMES {
+        bail!("--frames: 1 to {MAX_FRAMES}");
+    }
+    // Removed when the run ends, also on SIGINT or SIGTERM.
+    let tmp = crate::outfile::PendingDir::new()?;
     let dir = match &a.keep {
         Some(d) => {
             std::fs::create_dir_all(d)?;
@@ -190,6 +196,9 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
     let mut cfg = SynthConfig::new(PASSPHRASE, SSID);
     cfg.stations = a.stations;
     cfg.frames = frames.div_ceil(a.stations);
+    // The capture and two decrypted copies of it.
+    let need = synth::estimated_bytes(&cfg).saturating_mul(3);
+    crate::outfile::check_space(&dir, need, "the benchmark")?;
     eprintln!(
         "wisec: bench: writing {} with {frames} CCMP frames",
         input.display()

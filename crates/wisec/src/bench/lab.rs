@@ -10,7 +10,7 @@
 //! spread is the machine's. There is no other simulator to run beside it;
 //! the figures are for comparing builds and machines.
 
-use crate::bench::load_average;
+use crate::bench::crypto::load_average;
 use clap::Args;
 use serde::Serialize;
 use std::time::Instant;
@@ -206,11 +206,11 @@ pub fn render(r: &Report) -> String {
 }
 
 /// `wisec bench lab`.
-pub fn main(a: LabBenchArgs) -> Result<(), crate::cli::Failure> {
-    let r = run(&a).map_err(crate::cli::Failure::Usage)?;
+pub fn main(a: LabBenchArgs) -> Result<(), crate::error::Failure> {
+    let r = run(&a).map_err(crate::error::Failure::Usage)?;
     if a.json {
-        let text =
-            serde_json::to_string_pretty(&r).map_err(|e| crate::cli::Failure::Runtime(e.into()))?;
+        let text = serde_json::to_string_pretty(&r)
+            .map_err(|e| crate::error::Failure::Runtime(e.into()))?;
         println!("{text}");
     } else {
         print!("{}", render(&r));

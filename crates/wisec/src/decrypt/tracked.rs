@@ -2,10 +2,11 @@
 //! passive handshake tracker of `wisec-proto`, beside the keys typed on
 //! the command line.
 
-use crate::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
+use super::keys::{BatchKey, KeyId, KeyQuery, KeyStore, StaticKeys};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use wisec_crypto::suite::{BipKey, DataKey};
+use wisec_crypto::tkip::DangerTkipTkOnly;
 use wisec_proto::tracker::{Event, KeyHandle, LinkStats, Tracker};
 use wisec_wire::MacAddr;
 
@@ -27,6 +28,10 @@ pub struct TrackedKeys {
     keys_out: Option<String>,
     /// Rejections by (BSS, station) and reason, with the message.
     rejections: BTreeMap<(MacAddr, MacAddr), BTreeMap<String, u64>>,
+    /// Names of the tracker's credentials, in the order they were added.
+    credential_names: Vec<String>,
+    /// The credentials each link's PTKs came from.
+    matched: BTreeMap<(MacAddr, MacAddr), std::collections::BTreeSet<usize>>,
 }
 
 impl TrackedKeys {
@@ -44,7 +49,30 @@ impl TrackedKeys {
                     .to_string()
             }),
             rejections: BTreeMap::new(),
+            credential_names: Vec::new(),
+            matched: BTreeMap::new(),
         }
+    }
+
+    /// Names the tracker's credentials for the summary (`--passphrase
+    /// #2`), in the order they were added to it.
+    pub fn name_credentials(&mut self, names: Vec<String>) {
+        self.credential_names = names;
+    }
+
+    /// The credentials the PTKs of the link (BSS, station) came from.
+    pub fn credentials_of(&self, aa: MacAddr, spa: MacAddr) -> Vec<String> {
+        self.matched
+            .get(&(aa, spa))
+            .into_iter()
+            .flatten()
+            .map(|&i| {
+                self.credential_names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| format!("credential #{}", i + 1))
+            })
+            .collect()
     }
 
     /// The tracker.
@@ -80,8 +108,13 @@ impl TrackedKeys {
                     ptk,
                     pmk,
                     akm,
+                    credential,
                     ..
                 } => {
+                    self.matched
+                        .entry((aa, spa))
+                        .or_default()
+                        .insert(credential);
                     self.names.insert(
                         id_of(handle),
                         format!("PTK#{} {} {aa}-{spa}", handle.0, suite.name()),
@@ -229,7 +262,14 @@ impl KeyStore for TrackedKeys {
     }
 
     fn key_name(&self, id: KeyId) -> Option<String> {
-        self.names.get(&id).cloned()
+        self.names
+            .get(&id)
+            .cloned()
+            .or_else(|| self.given.key_name(id))
+    }
+
+    fn tkip_tk_only_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &DangerTkipTkOnly)> {
+        self.given.tkip_tk_only_keys(q)
     }
 
     fn key_generation(&self) -> Option<u64> {

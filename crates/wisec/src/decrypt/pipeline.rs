@@ -1,13 +1,13 @@
 //! The encrypt and decrypt pipelines: capture in, capture out, every frame
 //! either changed or written as it was.
 
-use crate::batched::{Batch, Candidates, Engines, Outcome};
+use super::batched::{Batch, Candidates, Engines, Outcome};
+use super::keys::{KeyId, KeyQuery, KeyStore};
+use super::link::{self, FcsMode, Framing};
 use crate::capture::{
     link_type_name, CaptureError, CaptureReader, CaptureWriter, Encoder, Interface, Packet,
-    PacketMeta, Record, Stop, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP,
+    PacketMeta, Record, Stop, LINKTYPE_RADIOTAP,
 };
-use crate::keys::{KeyId, KeyQuery, KeyStore};
-use crate::link::{self, FcsMode, Framing};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -207,65 +207,132 @@ fn mme_mic_len(body: &[u8]) -> Option<(usize, u16)> {
     None
 }
 
-fn check_link_type(file: &str, index: usize, iface: &Interface) -> Result<()> {
-    if iface.link_type != LINKTYPE_IEEE802_11 && iface.link_type != LINKTYPE_RADIOTAP {
-        bail!(
-            "{file}: interface {index} has link type {} ({}); wisec reads IEEE 802.11 (105) and radiotap (127) captures",
-            iface.link_type,
-            link_type_name(iface.link_type)
-        );
-    }
-    Ok(())
+/// Which interfaces of a capture carry 802.11 frames: those are
+/// encrypted or decrypted, the others copied through unchanged. A capture
+/// without any is refused, naming the first interface's link type.
+#[derive(Default)]
+struct LinkTypes {
+    first_other: Option<(usize, u16)>,
+    any_80211: bool,
+    seen: usize,
 }
 
-/// Calls `packet` for every packet and copies the rest of the capture.
-/// Packets for which `packet` returns `false` are left out. With
-/// `ethernet`, interfaces are written as Ethernet (link type 1) ones.
+impl LinkTypes {
+    fn interface(&mut self, iface: &Interface) {
+        if link::is_80211(iface.link_type) {
+            self.any_80211 = true;
+        } else if self.first_other.is_none() {
+            self.first_other = Some((self.seen, iface.link_type));
+        }
+        self.seen += 1;
+    }
+
+    fn check(&self, file: &str) -> Result<()> {
+        if let (false, Some((index, lt))) = (self.any_80211, self.first_other) {
+            bail!(
+                "{file}: interface {index} has link type {lt} ({}); wisec reads IEEE 802.11 (105), radiotap (127), Prism (119), AVS (163) and PPI (192) captures",
+                link_type_name(lt)
+            );
+        }
+        Ok(())
+    }
+}
+
+/// The interface as OUT describes it: with `ethernet`, the 802.11
+/// interfaces become Ethernet (link type 1) ones.
+fn out_interface(i: Interface, ethernet: bool) -> Interface {
+    if ethernet && link::is_80211(i.link_type) {
+        let mut e = i;
+        e.link_type = LINKTYPE_ETHERNET;
+        e.fcslen = None;
+        e.pcap_link_flags = 0;
+        e
+    } else {
+        i
+    }
+}
+
+/// The damage of a capture once some of it was read: a warning then, an
+/// error before the first packet (nothing to show for the run).
+fn damage(e: CaptureError, packets: u64) -> Result<String> {
+    if packets == 0 {
+        return Err(e.into());
+    }
+    Ok(e.to_string())
+}
+
+/// Calls `packet` for every packet of an 802.11 interface and copies the
+/// rest of the capture. Packets for which `packet` returns `false` are
+/// left out. With `ethernet`, the 802.11 interfaces are written as
+/// Ethernet (link type 1) ones. Returns the damage that ended the capture
+/// early, if any, and the packets of other interfaces.
 fn run<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
     tick: &mut dyn FnMut(),
     ethernet: bool,
     mut packet: impl FnMut(&Interface, &mut Packet) -> Result<bool>,
-) -> Result<()> {
+) -> Result<(Option<String>, u64)> {
     let file = reader.file_name().to_string();
-    let mut ifaces = 0usize;
-    while let Some(rec) = reader.next_record()? {
-        match &rec {
-            Record::Section => ifaces = 0,
-            Record::Interface(i) => {
-                check_link_type(&file, ifaces, i)?;
-                ifaces += 1;
+    let mut types = LinkTypes::default();
+    let mut packets = 0u64;
+    let mut foreign = 0u64;
+    let mut damaged = None;
+    loop {
+        let rec = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                damaged = Some(damage(e, packets)?);
+                break;
             }
-            Record::Packet(_) => {}
-        }
+        };
         let rec = match rec {
+            Record::Section => {
+                types.seen = 0;
+                Record::Section
+            }
             Record::Packet(mut p) => {
+                packets += 1;
                 let iface = reader
                     .interface(p.interface)
                     .cloned()
                     .context("packet of an undescribed interface")?;
-                if !packet(&iface, &mut p)? {
-                    tick();
-                    continue;
+                if !link::is_80211(iface.link_type) {
+                    foreign += 1;
+                    Record::Packet(p)
+                } else {
+                    // Radiotap padding out while the frame is handled,
+                    // back in after.
+                    let pad = link::unpad(&iface, &mut p.data);
+                    if let Some(pad) = &pad {
+                        p.data.drain(..pad.len);
+                        p.orig_len = p.orig_len.saturating_sub(pad.len as u32);
+                    }
+                    let keep = packet(&iface, &mut p)?;
+                    if let Some(pad) = &pad {
+                        p.data = link::repad(&p.data, pad);
+                        p.orig_len = p.orig_len.saturating_add(pad.len as u32);
+                    }
+                    if !keep {
+                        tick();
+                        continue;
+                    }
+                    Record::Packet(p)
                 }
-                Record::Packet(p)
             }
-            Record::Interface(i) if ethernet => {
-                let mut e = i.clone();
-                e.link_type = LINKTYPE_ETHERNET;
-                e.fcslen = None;
-                e.pcap_link_flags = 0;
-                Record::Interface(e)
+            Record::Interface(i) => {
+                types.interface(&i);
+                Record::Interface(out_interface(i, ethernet))
             }
-            other => other,
         };
         writer
             .write_record(&rec)
             .context("cannot write the output capture")?;
         tick();
     }
-    Ok(())
+    types.check(&file)?;
+    Ok((damaged, foreign))
 }
 
 /// LINKTYPE_ETHERNET.
@@ -286,7 +353,7 @@ fn locate<'a>(iface: &Interface, fcs: FcsMode, p: &'a Packet) -> Option<Located<
     if p.is_truncated() {
         return None;
     }
-    let framing = link::locate(iface, fcs, &p.data).ok()?;
+    let framing = link::locate_unpadded(iface, fcs, &p.data).ok()?;
     let mpdu = link::mpdu(&p.data, &framing);
     let h = Header::new_checked(mpdu).ok()?;
     Some(Located {
@@ -338,6 +405,11 @@ pub struct EncryptSummary {
     /// Of those, frames the suite cannot protect (TKIP frames whose
     /// Michael key direction the addresses do not tell, fragments, ...).
     pub not_protectable: u64,
+    /// Packets of interfaces that carry no 802.11 frames, copied.
+    pub other_link_types: u64,
+    /// The damage that ended the input early (file, offset, what), if
+    /// any: everything before it was processed.
+    pub damaged: Option<String>,
     /// The suite used.
     pub suite: String,
 }
@@ -366,7 +438,7 @@ pub fn encrypt<W: Write>(
     };
     let mut pns: HashMap<MacAddr, u64> = HashMap::new();
     let mut ipns: HashMap<MacAddr, u64> = HashMap::new();
-    run(reader, writer, tick, false, |iface, p| {
+    let (damaged, foreign) = run(reader, writer, tick, false, |iface, p| {
         s.frames += 1;
         let Some(f) = locate(iface, cfg.fcs, p) else {
             s.passed_through += 1;
@@ -447,6 +519,10 @@ pub fn encrypt<W: Write>(
         p.replace_data(data);
         Ok(true)
     })?;
+    s.frames += foreign;
+    s.passed_through += foreign;
+    s.other_link_types = foreign;
+    s.damaged = damaged;
     Ok(s)
 }
 
@@ -480,6 +556,17 @@ pub struct SuiteStats {
     pub replays: u64,
     /// Frames for which no key was given.
     pub no_key: u64,
+    /// Of the decrypted, MAC retransmissions of the frame just accepted
+    /// (Retry bit, same transmitter, TID, sequence number, packet number
+    /// and MIC).
+    pub retransmissions: u64,
+    /// Of the decrypted, exact copies of a frame decrypted before (a
+    /// capture that holds a frame twice).
+    pub duplicates: u64,
+    /// Of the decrypted, TKIP frames whose ICV verified but whose Michael
+    /// MIC could not be checked (a 16-byte TK without the MIC keys): their
+    /// integrity is NOT verified.
+    pub michael_unverified: u64,
 }
 
 /// What happened to the frames of one BSS and station.
@@ -491,8 +578,15 @@ pub struct LinkSummary {
     pub integrity_failures: u64,
     /// Frames that verified but repeated a packet number.
     pub replays: u64,
+    /// Of the decrypted, MAC retransmissions.
+    pub frame_retransmissions: u64,
+    /// Of the decrypted, capture duplicates.
+    pub duplicates: u64,
     /// Frames left encrypted, by reason.
     pub left_encrypted: BTreeMap<String, u64>,
+    /// The credentials whose keys the handshakes of this link verified
+    /// under (`--passphrase #1`, `--psk #2`, ...).
+    pub credentials: Vec<String>,
     /// Handshakes started (distinct ANonces seen).
     pub handshakes_seen: u64,
     /// Handshakes whose message 3 verified.
@@ -520,10 +614,26 @@ pub struct DecryptSummary {
     pub protected: u64,
     /// Frames written in plaintext.
     pub decrypted: u64,
-    /// Frames written unchanged.
+    /// Frames not decrypted (written unchanged unless left out).
     pub unchanged: u64,
+    /// Frames written to OUT (decrypted or not).
+    pub written: u64,
+    /// Frames written to OUT unchanged.
+    pub written_unchanged: u64,
     /// Packets whose 802.11 frame could not be located or parsed.
     pub unparsable: u64,
+    /// Packets of interfaces that carry no 802.11 frames, copied through
+    /// (left out of `--ethernet` output).
+    pub other_link_types: u64,
+    /// Of the decrypted, MAC retransmissions (see [`SuiteStats`]).
+    pub retransmissions: u64,
+    /// Of the decrypted, capture duplicates (see [`SuiteStats`]).
+    pub duplicates: u64,
+    /// The output is Ethernet frames (`--ethernet`).
+    pub ethernet: bool,
+    /// The damage that ended the input early (file, offset, what), if
+    /// any: everything before it was decrypted and written.
+    pub damaged: Option<String>,
     /// Frames outside the `--bssid`/`--station` filters.
     pub filtered_out: u64,
     /// Frames left out of `--ethernet` output (everything but decrypted
@@ -547,6 +657,12 @@ fn looks_like_tkip(body: &[u8]) -> bool {
 /// The BSS and station of a frame: the station is `None` for group
 /// addressed frames.
 fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
+    if f.fc.has_addr4() && !f.ra.is_group() {
+        // A 4-address (WDS, mesh) link is one link both ways: named by
+        // its two ends, in order.
+        let (a, b) = if f.ra < ta { (f.ra, ta) } else { (ta, f.ra) };
+        return (a, Some(b));
+    }
     let bssid = bssid.unwrap_or(ta);
     if f.ra.is_group() {
         return (bssid, None);
@@ -555,12 +671,33 @@ fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Op
     (bssid, Some(sta))
 }
 
+/// True when a frame belongs to the BSS `--bssid` names (or none is
+/// named). A 4-address frame (WDS, mesh) has no BSSID field: it belongs
+/// to the BSS of either end, its receiver or its transmitter, as
+/// airdecap-ng matches them.
+#[inline]
+fn in_bss(
+    want: Option<MacAddr>,
+    fc: FrameControl,
+    bssid: Option<MacAddr>,
+    ra: MacAddr,
+    ta: MacAddr,
+) -> bool {
+    match want {
+        None => true,
+        Some(b) if fc.has_addr4() => ra == b || ta == b,
+        Some(b) => bssid == Some(b),
+    }
+}
+
 /// Per-link counters while the capture streams (keyed without strings).
 #[derive(Default)]
 struct LinkAcc {
     decrypted: Vec<(KeyId, (u64, Suite))>,
     integrity_failures: u64,
     replays: u64,
+    frame_retransmissions: u64,
+    duplicates: u64,
     left: HashMap<&'static str, u64>,
 }
 
@@ -625,6 +762,8 @@ const OUT_BLOCK: usize = 1 << 20;
 #[derive(Clone, Copy)]
 struct Loc {
     framing: Framing,
+    /// Radiotap padding taken out of the packet, to put back on output.
+    pad: Option<link::Pad>,
     fc: FrameControl,
     header_len: usize,
     ra: MacAddr,
@@ -634,14 +773,21 @@ struct Loc {
 }
 
 impl Loc {
-    fn find(iface: &Interface, fcs: FcsMode, m: &PacketMeta, data: &[u8]) -> Option<Loc> {
+    fn find(
+        iface: &Interface,
+        fcs: FcsMode,
+        m: &PacketMeta,
+        data: &[u8],
+        pad: Option<link::Pad>,
+    ) -> Option<Loc> {
         if m.is_truncated() {
             return None;
         }
-        let framing = link::locate(iface, fcs, data).ok()?;
+        let framing = link::locate_unpadded(iface, fcs, data).ok()?;
         let h = Header::new_checked(link::mpdu(data, &framing)).ok()?;
         Some(Loc {
             framing,
+            pad,
             fc: h.frame_control(),
             header_len: h.header_len(),
             ra: h.ra(),
@@ -728,7 +874,7 @@ struct Decrypter {
     cfg: DecryptConfig,
     s: DecryptSummary,
     suites: Vec<(&'static str, SuiteStats)>,
-    counters: Memo<(KeyId, MacAddr), ReplayCounters>,
+    counters: Memo<(KeyId, MacAddr), RxState>,
     links: Memo<(MacAddr, Option<MacAddr>), LinkAcc>,
     /// One buffer for every frame-by-frame trial decryption.
     buf: Vec<u8>,
@@ -750,6 +896,8 @@ struct Stretch {
     arena: Vec<u8>,
     metas: Vec<PacketMeta>,
     locs: Vec<Option<Loc>>,
+    /// Packets of interfaces that carry no 802.11 frames.
+    foreign: Vec<bool>,
     slots: Vec<Option<usize>>,
     stop: Stop,
 }
@@ -760,6 +908,7 @@ impl Stretch {
             arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
             metas: Vec::new(),
             locs: Vec::new(),
+            foreign: Vec::new(),
             slots: Vec::new(),
             stop: Stop::Full,
         }
@@ -777,14 +926,31 @@ impl Stretch {
         self.arena.clear();
         self.metas.clear();
         self.locs.clear();
+        self.foreign.clear();
         self.slots.clear();
         self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
-        for m in &self.metas {
-            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
-            let loc = usize::try_from(m.interface)
+        for m in &mut self.metas {
+            let iface = usize::try_from(m.interface)
                 .ok()
-                .and_then(|i| ifaces.get(i))
-                .and_then(|i| Loc::find(i, fcs, m, data));
+                .and_then(|i| ifaces.get(i));
+            self.foreign
+                .push(iface.is_some_and(|i| !link::is_80211(i.link_type)));
+            // Radiotap padding out: the packet then starts `pad.len`
+            // octets later, its MPDU contiguous.
+            let pad = match iface {
+                Some(i) if i.link_type == LINKTYPE_RADIOTAP => self
+                    .arena
+                    .get_mut(m.start..m.start + m.len)
+                    .and_then(|d| link::unpad(i, d)),
+                _ => None,
+            };
+            if let Some(p) = &pad {
+                m.start += p.len;
+                m.len -= p.len;
+                m.orig_len = m.orig_len.saturating_sub(p.len as u32);
+            }
+            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let loc = iface.and_then(|i| Loc::find(i, fcs, m, data, pad));
             self.locs.push(loc);
         }
         match &self.stop {
@@ -821,7 +987,7 @@ impl Decrypter {
         if !l.fc.protected() {
             return None;
         }
-        let wanted = self.cfg.bssid.is_none_or(|b| l.bssid == Some(b))
+        let wanted = in_bss(self.cfg.bssid, l.fc, l.bssid, l.ra, ta)
             && self.cfg.station.is_none_or(|st| l.ra == st || ta == st);
         if !wanted {
             return None;
@@ -918,15 +1084,26 @@ impl Decrypter {
             gen = self.classify(keys, c, batch);
             batch.run();
         }
-        for ((m, loc), slot) in c.metas.iter().zip(&c.locs).zip(&c.slots) {
+        for (((m, loc), slot), foreign) in c.metas.iter().zip(&c.locs).zip(&c.slots).zip(&c.foreign)
+        {
             let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            if *foreign {
+                // Another link type: copied through as it was (its
+                // interface keeps its link type, also with --ethernet).
+                self.s.frames += 1;
+                self.s.unchanged += 1;
+                self.s.other_link_types += 1;
+                self.s.written += 1;
+                out.packet(m, m.orig_len, &[data])?;
+                continue;
+            }
             let pre = slot
                 .filter(|&i| {
                     matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
                         && keys.key_generation() == gen
                 })
                 .map(|i| (&*batch, i));
-            self.packet(keys, m, data, *loc, pre, out)?;
+            self.packet(keys, m, data, loc.as_ref(), pre, out)?;
         }
         Ok(keys.key_generation() != start)
     }
@@ -940,7 +1117,7 @@ impl Decrypter {
         keys: &mut K,
         m: &PacketMeta,
         data: &[u8],
-        loc: Option<Loc>,
+        loc: Option<&Loc>,
         pre: Option<(&Batch, usize)>,
         out: &mut Output<'_>,
     ) -> Result<()> {
@@ -948,12 +1125,25 @@ impl Decrypter {
         let cfg = self.cfg;
         let s = &mut self.s;
         s.frames += 1;
+        let pad = loc.and_then(|l| l.pad);
         let original = |out: &mut Output<'_>, keep: bool| -> Result<()> {
             if keep {
-                out.packet(m, m.orig_len, &[data])?;
+                match &pad {
+                    None => out.packet(m, m.orig_len, &[data])?,
+                    Some(p) => {
+                        let at = p.at.min(data.len());
+                        let orig = m.orig_len.saturating_add(p.len as u32);
+                        out.packet(m, orig, &[&data[..at], p.octets(), &data[at..]])?;
+                    }
+                }
             }
             Ok(())
         };
+        // Every frame not decrypted below is written unchanged unless
+        // --ethernet or a filter leaves it out.
+        if !eth {
+            s.written += 1;
+        }
         let Some(f) = loc.map(|l| l.located(data)) else {
             s.unchanged += 1;
             s.unparsable += 1;
@@ -971,15 +1161,19 @@ impl Decrypter {
                 f.fc.subtype(),
                 mgmt_subtype::BEACON | mgmt_subtype::PROBE_RESP
             );
-        let wanted = cfg.bssid.is_none_or(|b| bssid == Some(b))
+        let wanted = in_bss(cfg.bssid, f.fc, bssid, f.ra, ta)
             && cfg.station.is_none_or(|st| f.ra == st || ta == st);
         if !wanted {
             s.filtered_out += 1;
             s.unchanged += 1;
+            if !eth {
+                // Filters are set: the frame is left out.
+                s.written -= 1;
+            }
             if beacon_like {
                 keys.observe(f.mpdu);
             }
-            return original(out, !eth && cfg.bssid.is_none() && cfg.station.is_none());
+            return original(out, false);
         }
         let link = link_of(&f, bssid, ta);
 
@@ -1030,27 +1224,35 @@ impl Decrypter {
         };
         // The first candidate's suite and the verified key, from the batch
         // or tried here one by one.
-        let (first, verified, plain): (Option<Suite>, _, &[u8]) = match pre {
+        let query = || KeyQuery {
+            ra: f.ra,
+            ta,
+            group: f.ra.is_group(),
+            wep,
+            key_id: u16::from(key_id),
+            frame: f.mpdu,
+        };
+        // TKIP keys given without their Michael keys: tried on frames that
+        // look like TKIP when no full key verifies.
+        let tk_only = if tkip_hint {
+            keys.tkip_tk_only_keys(&query())
+        } else {
+            Vec::new()
+        };
+        // The first candidate's suite and the verified key, from the batch
+        // or tried here one by one; where its plaintext is.
+        let (first, mut verified, in_batch): (Option<Suite>, _, bool) = match pre {
             Some((b, i)) => {
                 let first = b
                     .candidates(i)
                     .and_then(|c| c.ids().first().map(|(_, suite)| *suite));
                 match b.outcome(i) {
-                    Outcome::Verified(id, suite, u) => {
-                        (first, Some((id, suite, u)), b.plaintext(i))
-                    }
-                    _ => (first, None, &[]),
+                    Outcome::Verified(id, suite, u) => (first, Some((id, suite, u)), true),
+                    _ => (first, None, false),
                 }
             }
             None => {
-                let q = KeyQuery {
-                    ra: f.ra,
-                    ta,
-                    group: f.ra.is_group(),
-                    wep,
-                    key_id: u16::from(key_id),
-                    frame: f.mpdu,
-                };
+                let q = query();
                 let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
                 if let Some(only) = cfg.suite {
                     cands.retain(|(_, k)| wep || k.suite() == only);
@@ -1058,7 +1260,7 @@ impl Decrypter {
                 if cands.len() > 1 {
                     cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
                 }
-                if cands.is_empty() {
+                if cands.is_empty() && tk_only.is_empty() {
                     let reason = keys.no_key_reason(&q);
                     let st = suite_stats(&mut self.suites, fallback);
                     st.seen += 1;
@@ -1078,15 +1280,43 @@ impl Decrypter {
                         break;
                     }
                 }
-                let first = cands.first().map(|(_, k)| k.suite());
-                let plain = match verified {
-                    Some((_, _, u)) => self.buf.get(..u.len()).unwrap_or_default(),
-                    None => &[],
-                };
-                (first, verified, plain)
+                (cands.first().map(|(_, k)| k.suite()), verified, false)
             }
         };
+        // A TK-only key has KeyIds of its own, so the replay counters it
+        // moves (after the ICV) are its own too: they keep copies apart
+        // among its unverified frames and never touch the counters of a
+        // key whose MIC verifies.
+        let mut michael_unverified = false;
+        if verified.is_none() {
+            for (id, k) in &tk_only {
+                self.buf.clear();
+                self.buf.extend_from_slice(f.mpdu);
+                // The ICV verified, the Michael MIC could not be checked.
+                if let Ok(u) = k.danger_unprotect_unverified_in_place(&mut self.buf) {
+                    verified = Some((*id, Suite::Tkip, u));
+                    michael_unverified = true;
+                    break;
+                }
+            }
+        }
         let Some((id, suite, proof)) = verified else {
+            let tkip_tried = first == Some(Suite::Tkip) || !tk_only.is_empty();
+            if tkip_hint && !tkip_tried {
+                // A TKIP frame (its IV says so) that no TKIP key was tried
+                // on: no key, not an integrity failure of another suite.
+                let st = suite_stats(&mut self.suites, "tkip");
+                st.seen += 1;
+                st.no_key += 1;
+                s.unchanged += 1;
+                *self
+                    .links
+                    .get(link)
+                    .left
+                    .entry("TKIP frame (by its IV) and no TKIP key for it")
+                    .or_default() += 1;
+                return original(out, !eth);
+            }
             let name = first.map(Suite::name).unwrap_or(fallback);
             let st = suite_stats(&mut self.suites, name);
             st.seen += 1;
@@ -1099,35 +1329,70 @@ impl Decrypter {
                 .or_default() += 1;
             return original(out, !eth);
         };
+        let plain: &[u8] = match pre {
+            Some((b, i)) if in_batch => b.plaintext(i),
+            _ => self.buf.get(..proof.len()).unwrap_or_default(),
+        };
         let st = suite_stats(&mut self.suites, suite.name());
         st.seen += 1;
         // WEP has no replay protection (12.3.2); the others keep one
         // counter per TID and one for management frames (12.5.3.4.4).
+        let mut copy = false;
         if !matches!(suite, Suite::Wep40 | Suite::Wep104) {
             let slot = if f.fc.is_mgmt() {
                 ReplaySlot::Management
             } else {
                 ReplaySlot::Tid(f.tid)
             };
-            let c = self.counters.get((id, ta));
-            if c.accept(slot, &proof).is_err() {
-                st.replays += 1;
-                s.unchanged += 1;
-                let acc = self.links.get(link);
-                acc.replays += 1;
-                *acc.left.entry("replayed packet number").or_default() += 1;
-                self.buf.as_mut_slice().zeroize();
-                self.buf.clear();
-                return original(out, !eth);
+            let rx = self.counters.get((id, ta));
+            let seen = Seen::of(f.mpdu, slot, proof.pn());
+            if rx.counters.accept(slot, &proof).is_ok() {
+                rx.remember(seen);
+            } else {
+                // The counter did not move: a retransmission or a
+                // duplicate of a frame accepted before carries nothing new
+                // and is written decrypted; any other frame that repeats
+                // a packet number is a replay and stays as it was.
+                let repeat = rx.repeat_of(&seen);
+                copy = repeat.is_some();
+                match repeat {
+                    Some(Repeat::Retransmission) => {
+                        st.retransmissions += 1;
+                        s.retransmissions += 1;
+                        self.links.get(link).frame_retransmissions += 1;
+                    }
+                    Some(Repeat::Duplicate) => {
+                        st.duplicates += 1;
+                        s.duplicates += 1;
+                        self.links.get(link).duplicates += 1;
+                    }
+                    None => {
+                        st.replays += 1;
+                        s.unchanged += 1;
+                        let acc = self.links.get(link);
+                        acc.replays += 1;
+                        *acc.left.entry("replayed packet number").or_default() += 1;
+                        self.buf.as_mut_slice().zeroize();
+                        self.buf.clear();
+                        return original(out, !eth);
+                    }
+                }
             }
         }
         st.decrypted += 1;
+        if michael_unverified {
+            st.michael_unverified += 1;
+        }
         s.decrypted += 1;
         self.links.get(link).count(id, suite);
         keys.observe(plain);
         let written = if eth {
             self.eth.clear();
-            if ethernet_into(plain, &mut self.eth).is_some() {
+            // An MSDU is one Ethernet frame: its MAC retransmissions and
+            // capture duplicates are not written again (as airdecap-ng).
+            if copy {
+                false
+            } else if ethernet_into(plain, &mut self.eth).is_some() {
                 let orig = new_orig_len(m.orig_len, data.len(), self.eth.len());
                 out.packet(m, orig, &[&self.eth])?;
                 true
@@ -1141,7 +1406,20 @@ impl Decrypter {
             let fcs: &[u8] = if framing.fcs { &fcs } else { &[] };
             let new = prefix.len() + plain.len() + fcs.len();
             let orig = new_orig_len(m.orig_len, data.len(), new);
-            out.packet(m, orig, &[prefix, plain, fcs])?;
+            match &pad {
+                None => out.packet(m, orig, &[prefix, plain, fcs])?,
+                Some(p) => {
+                    // The MAC header keeps its length: the pad goes back
+                    // where it was.
+                    let at = f.header_len.min(plain.len());
+                    let orig = orig.saturating_add(p.len as u32);
+                    out.packet(
+                        m,
+                        orig,
+                        &[prefix, &plain[..at], p.octets(), &plain[at..], fcs],
+                    )?;
+                }
+            }
             true
         };
         // Wipe what was used, not the whole capacity. (The batch's
@@ -1150,8 +1428,122 @@ impl Decrypter {
         self.buf.clear();
         if !written {
             self.s.not_written += 1;
+        } else if eth {
+            self.s.written += 1;
         }
         Ok(())
+    }
+}
+
+/// A frame whose packet number a replay counter accepted, as much of it
+/// as tells a later copy: where it was counted, its packet number, Frame
+/// Control, Sequence Control, length and the last 16 octets of the
+/// protected MPDU (which end with its MIC).
+///
+/// Two frames that verified under the same key with the same packet
+/// number, length and MIC carry the same plaintext: the MIC over the same
+/// key and nonce differs for another plaintext but with probability 2^-64
+/// (8-octet MIC) or less. A frame that repeats a packet number with any
+/// other difference is a replay.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Seen {
+    slot: u8,
+    pn: u64,
+    fc: u16,
+    seq_ctl: u16,
+    len: usize,
+    tail: [u8; 16],
+}
+
+/// Frame Control's Retry bit (IEEE Std 802.11-2020, 9.2.4.1.5).
+const FC_RETRY: u16 = 0x0800;
+
+impl Seen {
+    fn of(mpdu: &[u8], slot: ReplaySlot, pn: u64) -> Seen {
+        let slot = match slot {
+            ReplaySlot::Tid(t) => t,
+            ReplaySlot::Management => 0xff,
+        };
+        let w = |i: usize| {
+            mpdu.get(i..i + 2)
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
+        };
+        let mut tail = [0u8; 16];
+        let t = &mpdu[mpdu.len().saturating_sub(16)..];
+        tail[16 - t.len()..].copy_from_slice(t);
+        Seen {
+            slot,
+            pn,
+            fc: w(0),
+            seq_ctl: w(22),
+            len: mpdu.len(),
+            tail,
+        }
+    }
+}
+
+/// How a frame that repeats a packet number relates to the one before.
+enum Repeat {
+    /// The Retry bit set, same transmitter, TID, sequence number, packet
+    /// number and MIC as the frame just accepted in its slot: the MAC sent
+    /// it again.
+    Retransmission,
+    /// The same octets as a frame accepted before: the capture holds it
+    /// twice.
+    Duplicate,
+}
+
+/// Frames remembered per key and transmitter to tell copies.
+const RECENT: usize = 4;
+
+/// The receive state of one key and transmitter: replay counters, and
+/// the last frames they accepted.
+#[derive(Default)]
+struct RxState {
+    counters: ReplayCounters,
+    recent: [Seen; RECENT],
+    /// Entries of `recent` in use, and the newest.
+    used: usize,
+    newest: usize,
+}
+
+impl RxState {
+    fn remember(&mut self, s: Seen) {
+        let i = if self.used == 0 {
+            0
+        } else {
+            (self.newest + 1) % RECENT
+        };
+        self.recent[i] = s;
+        self.newest = i;
+        self.used = (self.used + 1).min(RECENT);
+    }
+
+    fn repeat_of(&self, s: &Seen) -> Option<Repeat> {
+        let newest_in_slot = (0..self.used)
+            .map(|k| (self.newest + RECENT - k) % RECENT)
+            .find(|&i| self.recent[i].slot == s.slot);
+        for i in 0..self.used {
+            let r = &self.recent[i];
+            let same = r.slot == s.slot
+                && r.pn == s.pn
+                && r.seq_ctl == s.seq_ctl
+                && r.len == s.len
+                && r.tail == s.tail;
+            if !same {
+                continue;
+            }
+            if s.fc == r.fc {
+                return Some(Repeat::Duplicate);
+            }
+            if s.fc & FC_RETRY != 0
+                && (s.fc & !FC_RETRY) == (r.fc & !FC_RETRY)
+                && newest_in_slot == Some(i)
+            {
+                return Some(Repeat::Retransmission);
+            }
+        }
+        None
     }
 }
 
@@ -1199,7 +1591,7 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
             let mut ifaces = Vec::new();
             for (mut st, size) in free_rx {
                 let r = st.fill(reader, &mut ifaces, fcs, size);
-                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End));
+                let end = !matches!(r, Ok(()) if !matches!(st.stop, Stop::End | Stop::Damaged(_)));
                 if read_tx.send(r.map(|()| st)).is_err() || end {
                     break;
                 }
@@ -1278,7 +1670,7 @@ fn decrypt_stream<K: KeyStore>(
 ) -> Result<DecryptSummary> {
     let eth = cfg.ethernet;
     let mut d = Decrypter::new(cfg);
-    let mut ifaces: Vec<Interface> = Vec::new();
+    let mut types = LinkTypes::default();
     let mut size = STRETCH_MIN;
     for _ in 0..=READ_AHEAD {
         let _ = io.free.send((Stretch::new(), size));
@@ -1318,27 +1710,32 @@ fn decrypt_stream<K: KeyStore>(
             let _ = io.free.send((st, size));
             let rec = match stop {
                 Stop::Full => continue,
-                Stop::End => return Ok(d.finish(keys)),
+                Stop::End => {
+                    types.check(file)?;
+                    return Ok(d.finish(keys));
+                }
+                Stop::Damaged(msg) => {
+                    if d.s.frames == 0 {
+                        bail!("{msg}");
+                    }
+                    types.check(file)?;
+                    d.s.damaged = Some(msg);
+                    return Ok(d.finish(keys));
+                }
                 Stop::Record(rec) => rec,
             };
-            match &rec {
-                Record::Section => ifaces.clear(),
+            let rec = match rec {
+                Record::Section => {
+                    types.seen = 0;
+                    Record::Section
+                }
                 Record::Interface(i) => {
-                    check_link_type(file, ifaces.len(), i)?;
-                    ifaces.push(i.clone());
+                    types.interface(&i);
+                    Record::Interface(out_interface(i, eth))
                 }
-                Record::Packet(_) => {}
-            }
-            match rec {
-                Record::Interface(i) if eth => {
-                    let mut e = i;
-                    e.link_type = LINKTYPE_ETHERNET;
-                    e.fcslen = None;
-                    e.pcap_link_flags = 0;
-                    out.record(&Record::Interface(e))?;
-                }
-                other => out.record(&other)?,
-            }
+                other => other,
+            };
+            out.record(&rec)?;
             tick();
         }
     }
@@ -1350,6 +1747,12 @@ impl Decrypter {
         let eth = self.cfg.ethernet;
         let d = self;
         let mut s = d.s;
+        s.ethernet = eth;
+        s.written_unchanged = if eth {
+            s.other_link_types
+        } else {
+            s.written - s.decrypted
+        };
         for (name, st) in d.suites {
             s.suites.insert(name.to_string(), st);
         }
@@ -1370,6 +1773,8 @@ impl Decrypter {
             }
             l.integrity_failures += acc.integrity_failures;
             l.replays += acc.replays;
+            l.frame_retransmissions += acc.frame_retransmissions;
+            l.duplicates += acc.duplicates;
             for (r, n) in acc.left {
                 *l.left_encrypted.entry(r.to_string()).or_default() += n;
             }
@@ -1382,7 +1787,7 @@ impl Decrypter {
 fn verify_bip<K: KeyStore>(
     suites: &mut Vec<(&'static str, SuiteStats)>,
     acc: &mut LinkAcc,
-    counters: &mut Memo<(KeyId, MacAddr), ReplayCounters>,
+    counters: &mut Memo<(KeyId, MacAddr), RxState>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -1419,7 +1824,7 @@ fn verify_bip<K: KeyStore>(
             let st = suite_stats(suites, k.suite().name());
             st.seen += 1;
             // BIP replay protection: the IPN must increase (12.5.4.5).
-            let c = counters.get((*id, ta));
+            let c = &mut counters.get((*id, ta)).counters;
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
                 acc.replays += 1;
@@ -1470,7 +1875,7 @@ mod tests {
 mod props {
     use super::*;
     use crate::capture::{CaptureWriter, Format, Interface, Packet, Record};
-    use crate::keys::{KeyRole, StaticKeys};
+    use crate::decrypt::keys::{KeyRole, StaticKeys};
     use proptest::prelude::*;
 
     fn capture(frames: &[Vec<u8>], link: u16) -> Vec<u8> {

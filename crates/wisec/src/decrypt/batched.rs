@@ -15,7 +15,7 @@
 //! ciphertext stays available in the input for a frame whose result the
 //! pipeline discards (a key changed earlier in the stretch).
 
-use crate::keys::{BatchKey, KeyId, KeyStore};
+use super::keys::{BatchKey, KeyId, KeyStore};
 use std::collections::HashMap;
 use std::sync::Arc;
 use wisec_crypto::batch::{FrameBuf, Status};
@@ -256,7 +256,7 @@ impl Drop for Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::{KeyQuery, KeyRole, StaticKeys};
+    use crate::decrypt::keys::{KeyQuery, KeyRole, StaticKeys};
     use wisec_crypto::suite::{DataKey, Suite};
     use wisec_crypto::FrameProtector;
 

@@ -10,6 +10,7 @@ use std::fmt;
 use wisec_crypto::batch::FrameBuf;
 use wisec_crypto::ccmp::{Ccmp128, Ccmp256};
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
+use wisec_crypto::tkip::DangerTkipTkOnly;
 use wisec_wire::MacAddr;
 use zeroize::Zeroizing;
 
@@ -43,6 +44,12 @@ pub trait KeyStore {
 
     /// Integrity group keys that may have produced the frame's MME.
     fn bip_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &BipKey)>;
+
+    /// TKIP temporal keys given without their Michael MIC keys (16
+    /// octets): what they unprotect is verified by its ICV only.
+    fn tkip_tk_only_keys(&self, _q: &KeyQuery<'_>) -> Vec<(KeyId, &DangerTkipTkOnly)> {
+        Vec::new()
+    }
 
     /// Sees every MPDU after the pipeline is done with it, in plaintext
     /// when it could be unprotected. A handshake tracker derives keys here.
@@ -132,6 +139,8 @@ pub struct StaticKeys {
     group: Vec<(KeyId, DataKey)>,
     wep: Vec<(KeyId, DataKey)>,
     igtk: Vec<(KeyId, BipKey)>,
+    /// 16-octet TKIP keys (no Michael keys), pairwise and group.
+    tk_only: Vec<(KeyId, KeyRole, DangerTkipTkOnly)>,
     next: u32,
 }
 
@@ -169,12 +178,24 @@ impl StaticKeys {
 
     /// Adds a temporal key. With `suite` `None` the key is tried as every
     /// suite its length fits ([`Suite::data_suites_for_key_len`]).
+    ///
+    /// A 16-byte key is also tried as a TKIP temporal key without its
+    /// Michael keys (with `suite` TKIP, only so): frames it decrypts have
+    /// their ICV verified but not their Michael MIC.
     pub fn add_temporal(
         &mut self,
         role: KeyRole,
         suite: Option<Suite>,
         key: &[u8],
     ) -> Result<(), KeyError> {
+        if key.len() == 16 && matches!(suite, None | Some(Suite::Tkip)) {
+            let k = DangerTkipTkOnly::new(key).map_err(|e| KeyError(e.to_string()))?;
+            let id = self.id();
+            self.tk_only.push((id, role, k));
+            if suite.is_some() {
+                return Ok(());
+            }
+        }
         let suites: Vec<Suite> = match suite {
             Some(s) if s.is_bip() => {
                 return Err(KeyError(format!(
@@ -263,6 +284,7 @@ impl StaticKeys {
     /// True when the store holds no key at all.
     pub fn is_empty(&self) -> bool {
         self.pairwise.is_empty()
+            && self.tk_only.is_empty()
             && self.group.is_empty()
             && self.wep.is_empty()
             && self.igtk.is_empty()
@@ -283,6 +305,29 @@ impl KeyStore for StaticKeys {
 
     fn bip_keys(&self, _q: &KeyQuery<'_>) -> Vec<(KeyId, &BipKey)> {
         self.igtk.iter().map(|(id, k)| (*id, k)).collect()
+    }
+
+    fn tkip_tk_only_keys(&self, q: &KeyQuery<'_>) -> Vec<(KeyId, &DangerTkipTkOnly)> {
+        if q.wep {
+            return Vec::new();
+        }
+        let role = if q.group {
+            KeyRole::Group
+        } else {
+            KeyRole::Pairwise
+        };
+        self.tk_only
+            .iter()
+            .filter(|(_, r, _)| *r == role)
+            .map(|(id, _, k)| (*id, k))
+            .collect()
+    }
+
+    fn key_name(&self, id: KeyId) -> Option<String> {
+        self.tk_only
+            .iter()
+            .any(|(i, _, _)| *i == id)
+            .then(|| format!("tkip key #{} (TK only: Michael MIC unverified)", id.0))
     }
 
     fn key_generation(&self) -> Option<u64> {

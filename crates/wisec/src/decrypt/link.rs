@@ -1,10 +1,40 @@
 //! From a captured packet to the 802.11 MPDU inside it and back.
 //!
-//! Link type 105 packets are the MPDU, possibly followed by the FCS; link
-//! type 127 packets start with a radiotap header (radiotap.org, "Radiotap
-//! header") whose Flags field tells whether an FCS follows.
+//! Link type 105 packets are the MPDU, possibly followed by the FCS. The
+//! others put a radio header before it, kept as it was on output:
+//!
+//! - 127, radiotap (radiotap.org, "Radiotap header"): its Flags field
+//!   tells whether an FCS follows, whether it is bad, and whether the MAC
+//!   header is padded to 32 bits ([`unpad`]);
+//! - 119, Prism (the linux-wlan-ng monitor header): a 144-octet header
+//!   whose `msglen` gives its length, in host byte order; some drivers
+//!   put an AVS header under this link type instead;
+//! - 163, AVS (the wlan-ng "p80211 capture header"): big-endian, version
+//!   0x80211001 or 0x80211002 and the header length in its second word;
+//! - 192, PPI (CACE Technologies, "Per-Packet Information Header
+//!   Specification" 1.0.1): little-endian, `pph_len` the header length,
+//!   `pph_dlt` the link type behind it (105 here); the flags of its
+//!   802.11-Common field (type 2) tell whether an FCS follows and whether
+//!   it is bad.
+//!
+//! Prism and AVS say nothing about an FCS: `--fcs` decides, as for 105.
 
 use crate::capture::{Interface, LINKTYPE_IEEE802_11, LINKTYPE_RADIOTAP};
+
+/// LINKTYPE_IEEE802_11_PRISM.
+pub const LINKTYPE_PRISM: u16 = 119;
+/// LINKTYPE_IEEE802_11_AVS.
+pub const LINKTYPE_AVS: u16 = 163;
+/// LINKTYPE_PPI.
+pub const LINKTYPE_PPI: u16 = 192;
+
+/// True for the link types whose packets carry 802.11 frames here.
+pub fn is_80211(link_type: u16) -> bool {
+    matches!(
+        link_type,
+        LINKTYPE_IEEE802_11 | LINKTYPE_RADIOTAP | LINKTYPE_PRISM | LINKTYPE_AVS | LINKTYPE_PPI
+    )
+}
 
 /// How to tell whether link-type 105 frames end with an FCS when the
 /// capture does not say (pcapng `if_fcslen`, pcap FCS bits).
@@ -45,6 +75,9 @@ pub enum Unusable {
     Short,
     /// The link type carries no 802.11 frames this module knows.
     LinkType,
+    /// The Prism, AVS or PPI header is malformed or longer than the
+    /// packet, or (PPI) announces another link type behind it.
+    BadHeader,
 }
 
 // Radiotap Flags field bits (radiotap.org, "Flags").
@@ -90,13 +123,165 @@ fn radiotap(data: &[u8]) -> Result<(usize, Option<u8>), Unusable> {
     Ok((len, Some(flags)))
 }
 
+/// The length of an AVS header at the start of `data`, if one is there.
+fn avs(data: &[u8]) -> Option<usize> {
+    let w = |i: usize| {
+        data.get(i..i + 4)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    if !matches!(w(0)?, 0x8021_1001 | 0x8021_1002) {
+        return None;
+    }
+    let len = usize::try_from(w(4)?).ok()?;
+    (8..=data.len()).contains(&len).then_some(len)
+}
+
+/// The length of a Prism header (its `msglen`, in either byte order).
+fn prism(data: &[u8]) -> Option<usize> {
+    let b = data.get(4..8)?;
+    let le = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let be = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    // The header is 144 octets: 8 of code and length, 16 of device name,
+    // 10 items of 12 octets. Take whichever order gives a sane length.
+    let len = [le, be].into_iter().find(|&l| (24..=1024).contains(&l))?;
+    let len = usize::try_from(len).ok()?;
+    (len <= data.len()).then_some(len)
+}
+
+/// PPI 802.11-Common flags (CACE PPI 1.0.1, 4.1.2).
+const PPI_FCS: u16 = 0x0001;
+const PPI_BADFCS: u16 = 0x0004;
+const PPI_PHY_ERROR: u16 = 0x0008;
+
+/// The length of a PPI header and the flags of its 802.11-Common field.
+fn ppi(data: &[u8]) -> Result<(usize, Option<u16>), Unusable> {
+    let h = data.get(..8).ok_or(Unusable::BadHeader)?;
+    let len = usize::from(u16::from_le_bytes([h[2], h[3]]));
+    let dlt = u32::from_le_bytes([h[4], h[5], h[6], h[7]]);
+    if h[0] != 0 || len < 8 || len > data.len() || dlt != u32::from(LINKTYPE_IEEE802_11) {
+        return Err(Unusable::BadHeader);
+    }
+    let aligned = h[1] & 1 != 0;
+    let mut at = 8;
+    let mut flags = None;
+    while at + 4 <= len {
+        let t = u16::from_le_bytes([data[at], data[at + 1]]);
+        let n = usize::from(u16::from_le_bytes([data[at + 2], data[at + 3]]));
+        let body = data.get(at + 4..at + 4 + n).ok_or(Unusable::BadHeader)?;
+        if at + 4 + n > len {
+            return Err(Unusable::BadHeader);
+        }
+        // 802.11-Common: TSFT (8), Flags (2), rate, channel, FHSS, dBm.
+        if t == 2 && n >= 10 {
+            flags = Some(u16::from_le_bytes([body[8], body[9]]));
+        }
+        at += 4 + n;
+        if aligned {
+            at = at.div_ceil(4) * 4;
+        }
+    }
+    Ok((len, flags))
+}
+
+/// The MAC header length of the frame starting `mpdu` (IEEE Std
+/// 802.11-2020, 9.2.3): Address 4 with both DS bits, QoS Control for QoS
+/// data, HT Control with the +HTC/Order bit on QoS data and management.
+fn mac_header_len(mpdu: &[u8]) -> Option<usize> {
+    let fc = u16::from_le_bytes([*mpdu.first()?, *mpdu.get(1)?]);
+    let ftype = (fc >> 2) & 3;
+    let subtype = (fc >> 4) & 0xf;
+    let order = fc & 0x8000 != 0;
+    match ftype {
+        0 => Some(if order { 28 } else { 24 }),
+        2 => {
+            let mut n = 24;
+            if fc & 0x0300 == 0x0300 {
+                n += 6;
+            }
+            if subtype & 8 != 0 {
+                n += 2;
+                if order {
+                    n += 4;
+                }
+            }
+            Some(n)
+        }
+        _ => None,
+    }
+}
+
+/// The radiotap padding (Flags 0x20) of a packet, taken out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pad {
+    /// Where the pad went, in the packet as it was: the radiotap header
+    /// and the MAC header are before it.
+    pub at: usize,
+    /// Its octets, as captured.
+    pub bytes: [u8; 3],
+    /// How many (1 to 3).
+    pub len: usize,
+}
+
+impl Pad {
+    /// The pad octets.
+    pub fn octets(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or_default()
+    }
+}
+
+/// Takes the padding that a radiotap header with the DATAPAD flag
+/// announces (radiotap.org, "Flags": "the frame has padding between the
+/// 802.11 header and the payload (to 32-bit boundary)") out of `data`:
+/// the radiotap and MAC headers move forward over it, so the packet
+/// becomes `data[pad.len..]` with the MPDU contiguous. `None` when the
+/// packet has no padding (nothing moved).
+pub fn unpad(iface: &Interface, data: &mut [u8]) -> Option<Pad> {
+    if iface.link_type != LINKTYPE_RADIOTAP {
+        return None;
+    }
+    let (rt, flags) = radiotap(data).ok()?;
+    if flags? & RT_FLAG_DATAPAD == 0 {
+        return None;
+    }
+    let hdr = mac_header_len(data.get(rt..)?)?;
+    let len = hdr.div_ceil(4) * 4 - hdr;
+    let at = rt + hdr;
+    if len == 0 || data.len() < at + len {
+        return None;
+    }
+    let mut bytes = [0u8; 3];
+    bytes[..len].copy_from_slice(&data[at..at + len]);
+    data.copy_within(..at, len);
+    Some(Pad { at, bytes, len })
+}
+
 /// Locates the MPDU of a packet of `iface`.
 pub fn locate(iface: &Interface, mode: FcsMode, data: &[u8]) -> Result<Framing, Unusable> {
+    locate_inner(iface, mode, data, false)
+}
+
+/// [`locate`] for a packet whose radiotap padding [`unpad`] took out.
+pub fn locate_unpadded(iface: &Interface, mode: FcsMode, data: &[u8]) -> Result<Framing, Unusable> {
+    locate_inner(iface, mode, data, true)
+}
+
+fn locate_inner(
+    iface: &Interface,
+    mode: FcsMode,
+    data: &[u8],
+    unpadded: bool,
+) -> Result<Framing, Unusable> {
+    let guess = |prefix: usize| match (iface.fcslen, mode) {
+        (Some(n), _) => n == 4,
+        (None, FcsMode::Yes) => true,
+        (None, FcsMode::No) => false,
+        (None, FcsMode::Auto) => fcs_ok(data.get(prefix..).unwrap_or_default()),
+    };
     let (prefix, fcs) = match iface.link_type {
         LINKTYPE_RADIOTAP => {
             let (len, flags) = radiotap(data)?;
             let flags = flags.unwrap_or(0);
-            if flags & RT_FLAG_DATAPAD != 0 {
+            if flags & RT_FLAG_DATAPAD != 0 && !unpadded {
                 return Err(Unusable::Padded);
             }
             if flags & RT_FLAG_BADFCS != 0 {
@@ -104,14 +289,25 @@ pub fn locate(iface: &Interface, mode: FcsMode, data: &[u8]) -> Result<Framing, 
             }
             (len, flags & RT_FLAG_FCS != 0)
         }
-        LINKTYPE_IEEE802_11 => {
-            let fcs = match (iface.fcslen, mode) {
-                (Some(n), _) => n == 4,
-                (None, FcsMode::Yes) => true,
-                (None, FcsMode::No) => false,
-                (None, FcsMode::Auto) => fcs_ok(data),
-            };
-            (0, fcs)
+        LINKTYPE_IEEE802_11 => (0, guess(0)),
+        LINKTYPE_AVS => {
+            let len = avs(data).ok_or(Unusable::BadHeader)?;
+            (len, guess(len))
+        }
+        LINKTYPE_PRISM => {
+            // Some drivers write an AVS header under the Prism link type.
+            let len = avs(data)
+                .or_else(|| prism(data))
+                .ok_or(Unusable::BadHeader)?;
+            (len, guess(len))
+        }
+        LINKTYPE_PPI => {
+            let (len, flags) = ppi(data)?;
+            match flags {
+                Some(f) if f & (PPI_BADFCS | PPI_PHY_ERROR) != 0 => return Err(Unusable::BadFcs),
+                Some(f) => (len, f & PPI_FCS != 0),
+                None => (len, guess(len)),
+            }
         }
         _ => return Err(Unusable::LinkType),
     };
@@ -140,7 +336,7 @@ pub fn mpdu<'a>(data: &'a [u8], f: &Framing) -> &'a [u8] {
         .unwrap_or_default()
 }
 
-/// A packet with the same framing around a new MPDU: the radiotap header
+/// A packet with the same framing around a new MPDU: the radio header
 /// as it was, and a recomputed FCS when the original had one.
 pub fn rebuild(data: &[u8], f: &Framing, mpdu: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(f.prefix + mpdu.len() + 4);
@@ -149,6 +345,17 @@ pub fn rebuild(data: &[u8], f: &Framing, mpdu: &[u8]) -> Vec<u8> {
     if f.fcs {
         out.extend_from_slice(&fcs(mpdu).to_le_bytes());
     }
+    out
+}
+
+/// Puts radiotap padding back into a packet: the pad octets after the
+/// MAC header of the MPDU at `f.prefix` (as [`unpad`] found them).
+pub fn repad(packet: &[u8], pad: &Pad) -> Vec<u8> {
+    let at = pad.at.min(packet.len());
+    let mut out = Vec::with_capacity(packet.len() + pad.len);
+    out.extend_from_slice(&packet[..at]);
+    out.extend_from_slice(pad.octets());
+    out.extend_from_slice(&packet[at..]);
     out
 }
 

@@ -5,7 +5,11 @@
 //! experiment's trials with a progress bar, and writes the results, the
 //! Markdown report, the plots and the channel captures to `--out DIR`.
 
-use crate::cli::Failure;
+mod calibrate;
+#[cfg(target_os = "linux")]
+pub mod live;
+
+use crate::error::Failure;
 use anyhow::{anyhow, Context as _};
 use clap::{Args, Subcommand, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -51,7 +55,22 @@ enum LabCommand {
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
     /// Measure this machine's crypto costs for the lab's cost model
-    Calibrate(crate::lab_run::CalibrateArgs),
+    Calibrate(calibrate::CalibrateArgs),
+    /// A live BSS until Ctrl-C: network namespaces with real programs, joined by the
+    /// lab's 802.11 medium in real time (needs root)
+    #[cfg(target_os = "linux")]
+    Live(LiveCommandArgs),
+}
+
+#[cfg(target_os = "linux")]
+#[derive(Debug, Args)]
+struct LiveCommandArgs {
+    #[command(flatten)]
+    live: live::LiveArgs,
+    /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
+    /// (fixed round figures), or 'measure' (a short measurement now)
+    #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
+    calibration: String,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -96,6 +115,11 @@ struct RunArgs {
     /// A reduced version for a quick look
     #[arg(long)]
     quick: bool,
+    /// Run live: the kernel's TCP/IP, iperf3 and ping in network namespaces over the
+    /// lab's medium in real time, beside the simulated figures (needs root; see
+    /// 'wisec lab list' for which experiments can)
+    #[arg(long)]
+    live: bool,
     /// The crypto cost model: a JSON file from 'wisec lab calibrate', 'nominal'
     /// (fixed round figures), or 'measure' (a short measurement now)
     #[arg(long, value_name = "FILE|nominal|measure", default_value = "measure")]
@@ -134,6 +158,11 @@ struct RunArgs {
     /// model's assumptions (params.model_assumptions = false)
     #[arg(long)]
     standard_mac: bool,
+    /// ccm-udp: also run the exchange for real — the bare machine booted
+    /// under QEMU, and two Linux endpoints in namespaces as root — with its
+    /// report (beside the model and the seed) in DIR/bare/
+    #[arg(long, value_name = "qemu", value_parser = ["qemu"])]
+    bare: Option<String>,
 }
 
 /// Runs `wisec lab`.
@@ -144,12 +173,22 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
-                println!("  {:<12} {}{file}", e.name, e.summary);
+                let live = if experiment::not_live(e.name).is_none() {
+                    " (also --live)"
+                } else {
+                    ""
+                };
+                println!("  {:<12} {}{file}{live}", e.name, e.summary);
             }
             Ok(())
         }
         LabCommand::Run(r) => run_scenario(r),
-        LabCommand::Calibrate(c) => crate::lab_run::calibrate(c),
+        LabCommand::Calibrate(c) => calibrate::calibrate(c),
+        #[cfg(target_os = "linux")]
+        LabCommand::Live(l) => {
+            let cal = calibration(&l.calibration)?;
+            live::run(l.live, interrupt_flag(), &cal)
+        }
     }
 }
 
@@ -179,6 +218,7 @@ const TOP_LEVEL: &[&str] = &[
     "seed",
     "trials",
     "quick",
+    "live",
     "params",
     "phy",
     "mac",
@@ -201,6 +241,9 @@ fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
     }
     if a.quick {
         v.push(("quick".into(), "true".into()));
+    }
+    if a.live {
+        v.push(("live".into(), "true".into()));
     }
     if !a.stations.is_empty() {
         let l: Vec<String> = a.stations.iter().map(u32::to_string).collect();
@@ -259,8 +302,9 @@ fn calibration(spec: &str) -> Result<Calibration, Failure> {
     }
 }
 
-/// The flag the first Ctrl-C sets; a second one ends the process.
-fn interrupt_flag() -> Arc<AtomicBool> {
+/// The flag the first Ctrl-C (or SIGTERM, SIGHUP) sets; a second one ends
+/// the process (after removing what live runs created).
+pub fn interrupt_flag() -> Arc<AtomicBool> {
     static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicBool::new(false));
@@ -268,11 +312,17 @@ fn interrupt_flag() -> Arc<AtomicBool> {
         let _ = ctrlc::set_handler(move || {
             if f.swap(true, Ordering::SeqCst) {
                 eprintln!("\nwisec: interrupted again; stopping now");
+                // A live run's namespaces and processes go before the
+                // process does.
+                #[cfg(target_os = "linux")]
+                wisec_lab::live::net::emergency_cleanup();
+                // And the bare machine's QEMU guests.
+                wisec_lab::bare::qemu::kill_all();
                 std::process::exit(130);
             }
             eprintln!(
-                "\nwisec: interrupted; finishing the current trial and writing the report \
-(Ctrl-C again to stop at once)"
+                "\nwisec: interrupted; finishing the current trial (a live one stops at once) and \
+writing the report, removing what a live run created (Ctrl-C again to stop at once)"
             );
         });
         flag
@@ -282,12 +332,28 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 
 fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let base = load(&a.name)?;
+    if a.bare.is_some() && base.experiment.get_ref() != "ccm-udp" {
+        return Err(Failure::Usage(format!(
+            "--bare: only the ccm-udp experiment has a bare machine, not {}",
+            base.experiment.get_ref()
+        )));
+    }
     let sc = base
         .with_overrides(&overrides(&a)?)
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let exp = sc
         .create_experiment()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    if sc.live {
+        // Before anything is created or measured.
+        #[cfg(target_os = "linux")]
+        {
+            use wisec_lab::live::sys;
+            sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
+            sys::require_programs(&["ip", "iperf3", "ping"])
+                .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
+        }
+    }
     let cal = calibration(&a.calibration)?;
     let capture = match a.pcap {
         Some(PcapArg::First) => CaptureMode::First,
@@ -332,6 +398,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         if let Some(dir) = &a.out {
             println!("report: {}", dir.join("report.md").display());
         }
+    }
+    if a.bare.is_some() && outcome.status == Status::Complete {
+        crate::bare::run_for_lab(a.quick, &a.set, a.out.as_deref(), a.quiet, interrupt_flag())?;
     }
     match outcome.status {
         Status::Complete => Ok(()),

@@ -8,7 +8,7 @@
 //! finishes, `results.json` (every trial), `report.json`, `report.md` and
 //! one CSV per table.
 
-use crate::cli::Failure;
+use crate::error::Failure;
 use anyhow::Context as _;
 use clap::Args;
 use std::fs;

@@ -1,0 +1,265 @@
+//! The files of `wisec encrypt` and `wisec decrypt`: IN opened (or
+//! standard input), OUT written through a temporary file beside it (or to
+//! standard output) in the format its name asks for, a progress line.
+
+use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
+use crate::error::{usage, Failure};
+use crate::outfile::{check_target, is_stdio, Pending, TargetError};
+use flate2::write::GzEncoder;
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Where OUT's bytes go: its temporary file, or standard output.
+pub(crate) enum Dest {
+    File(File),
+    Stdout(io::Stdout),
+}
+
+impl Write for Dest {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Dest::File(f) => f.write(buf),
+            Dest::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Dest::File(f) => f.flush(),
+            Dest::Stdout(o) => o.flush(),
+        }
+    }
+}
+
+/// The output stream, gzip-compressed when OUT ends in `.gz`.
+pub(crate) enum Sink {
+    Plain(BufWriter<Dest>),
+    Gzip(GzEncoder<BufWriter<Dest>>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+        }
+    }
+}
+
+impl Sink {
+    fn finish(self) -> io::Result<()> {
+        let mut buffered = match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+        };
+        buffered.flush()
+    }
+}
+
+/// The files of one run: IN (`-`: standard input), OUT (`-`: standard
+/// output) and the other outputs written beside OUT.
+pub(crate) struct Files<'a> {
+    /// IN.
+    pub input: &'a Path,
+    /// OUT.
+    pub output: &'a Path,
+    /// Other outputs (`--keys-out`), with their option names.
+    pub others: Vec<(&'static str, &'a Path)>,
+    /// Overwrite existing outputs.
+    pub force: bool,
+}
+
+impl Files<'_> {
+    /// Checks every output before anything is read or written: none is
+    /// IN or another output, none exists unless `force`.
+    pub fn check(&self) -> Result<(), Failure> {
+        let to_failure = |e: TargetError| match e {
+            TargetError::Clash(m) => usage(m),
+            TargetError::Exists(m) => Failure::Runtime(anyhow::anyhow!(m)),
+        };
+        let others: Vec<(&str, &Path)> = self.others.iter().map(|(n, p)| (*n, *p)).collect();
+        check_target("OUT", self.output, &[self.input], &others, self.force).map_err(to_failure)?;
+        for (i, (name, p)) in self.others.iter().enumerate() {
+            let rest: Vec<(&str, &Path)> = std::iter::once(("OUT", self.output))
+                .chain(
+                    others
+                        .iter()
+                        .enumerate()
+                        .filter(|(j, _)| *j != i)
+                        .map(|(_, o)| *o),
+                )
+                .collect();
+            check_target(name, p, &[self.input], &rest, self.force).map_err(to_failure)?;
+        }
+        Ok(())
+    }
+
+    /// True when OUT is standard output (reports then go to standard
+    /// error).
+    pub fn out_is_stdout(&self) -> bool {
+        is_stdio(self.output)
+    }
+}
+
+/// The container format OUT's name asks for: pcap for `.pcap`
+/// (`.pcap.gz`), pcapng for `.pcapng` (`.pcapng.gz`), else the input's.
+pub(crate) fn format_for(output: &Path, input: Format) -> Format {
+    let name = output.to_string_lossy().to_ascii_lowercase();
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    if name.ends_with(".pcap") || name.ends_with(".cap") || name.ends_with(".dmp") {
+        Format::Pcap
+    } else if name.ends_with(".pcapng") || name.ends_with(".ntar") {
+        Format::Pcapng
+    } else {
+        input
+    }
+}
+
+/// A run whose OUT is complete but not yet in place: the caller writes
+/// its other outputs, then [`Written::commit`]s.
+pub(crate) struct Written<T> {
+    /// What the run returned.
+    pub value: T,
+    out: Option<Pending>,
+}
+
+impl<T> Written<T> {
+    /// Renames OUT's temporary file onto OUT.
+    pub fn commit(self) -> Result<T, Failure> {
+        if let Some(p) = self.out {
+            p.commit()?;
+        }
+        Ok(self.value)
+    }
+}
+
+/// Opens IN, runs `f` writing into a temporary file beside OUT (or into
+/// standard output) and returns once OUT is complete; on any error the
+/// temporary file is removed and OUT is untouched (also on a signal).
+/// Call [`Files::check`] first.
+pub(crate) fn with_io<T>(
+    files: &Files<'_>,
+    f: impl FnOnce(&mut CaptureReader, &mut CaptureWriter<Sink>, &mut dyn FnMut()) -> anyhow::Result<T>,
+) -> Result<Written<T>, Failure> {
+    let (input, output) = (files.input, files.output);
+    let mut reader = if is_stdio(input) {
+        CaptureReader::from_reader("standard input", Box::new(io::stdin()))
+    } else {
+        CaptureReader::open(input)
+    }
+    .map_err(anyhow::Error::from)?;
+    let (pending, dest) = if is_stdio(output) {
+        (None, Dest::Stdout(io::stdout()))
+    } else {
+        let p = Pending::create(output, files.force)?;
+        let file = p.handle()?;
+        (Some(p), Dest::File(file))
+    };
+    let buffered = BufWriter::with_capacity(1 << 16, dest);
+    let gz = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let sink = if gz {
+        Sink::Gzip(GzEncoder::new(buffered, flate2::Compression::default()))
+    } else {
+        Sink::Plain(buffered)
+    };
+    let format = format_for(output, reader.format());
+    let mut writer = CaptureWriter::new(sink, format);
+    let name = if is_stdio(input) {
+        "standard input".to_string()
+    } else {
+        input.display().to_string()
+    };
+    let mut meter = Meter::new(reader.progress(), &name);
+    let result = f(&mut reader, &mut writer, &mut || meter.tick());
+    meter.clear();
+    let value = result?;
+    let out_name = if is_stdio(output) {
+        "standard output".to_string()
+    } else {
+        output.display().to_string()
+    };
+    let write_err =
+        |e: io::Error| anyhow::Error::new(e).context(format!("{out_name}: cannot write"));
+    let sink = writer.into_inner().map_err(write_err)?;
+    sink.finish().map_err(write_err)?;
+    Ok(Written {
+        value,
+        out: pending,
+    })
+}
+
+/// Writes a private file (mode 0600) through a temporary file, to be
+/// committed after OUT.
+pub(crate) fn private_file(path: &Path, force: bool, data: &[u8]) -> anyhow::Result<Pending> {
+    let p = Pending::create(path, force)?;
+    p.handle()?
+        .write_all(data)
+        .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", path.display()))?;
+    Ok(p)
+}
+
+/// A progress line on stderr for large inputs when stderr is a terminal.
+struct Meter {
+    progress: Progress,
+    enabled: bool,
+    calls: u32,
+    last: Instant,
+    shown: bool,
+    name: String,
+}
+
+const PROGRESS_MIN: u64 = 4 << 20;
+
+impl Meter {
+    fn new(progress: Progress, name: &str) -> Meter {
+        let enabled =
+            io::stderr().is_terminal() && progress.total().is_some_and(|t| t > PROGRESS_MIN);
+        Meter {
+            progress,
+            enabled,
+            calls: 0,
+            last: Instant::now(),
+            shown: false,
+            name: name.to_string(),
+        }
+    }
+
+    fn tick(&mut self) {
+        if !self.enabled {
+            return;
+        }
+        self.calls = self.calls.wrapping_add(1);
+        if self.calls % 256 != 0 || self.last.elapsed() < Duration::from_millis(200) {
+            return;
+        }
+        self.last = Instant::now();
+        let total = self.progress.total().unwrap_or(1).max(1);
+        let done = self.progress.bytes_read().min(total);
+        eprint!(
+            "\rwisec: {}: {:3}% ({:.1} of {:.1} MB)",
+            self.name,
+            done * 100 / total,
+            done as f64 / 1e6,
+            total as f64 / 1e6
+        );
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+            self.shown = false;
+        }
+    }
+}

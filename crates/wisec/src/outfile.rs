@@ -1,0 +1,399 @@
+//! Output files that never clobber, never leak and never stay half
+//! written: the rules every command that writes a file follows.
+//!
+//! - A target is never one of the inputs, and an existing file is replaced
+//!   only with `--force` ([`check_target`]).
+//! - Data goes to a hidden temporary file beside the target, created
+//!   readable by its owner only (mode 0600: it may hold decrypted traffic
+//!   or keys), and is renamed onto the target only when everything
+//!   succeeded ([`Pending::commit`]). On an error the temporary file is
+//!   removed when the [`Pending`] is dropped.
+//! - On SIGINT, SIGTERM or SIGHUP every temporary file and directory still
+//!   pending is removed before the process ends with status 128 + the
+//!   signal number ([`remove_on_signals`]).
+//! - Before a large write, the free space of the target's file system is
+//!   checked against an estimate ([`check_space`]).
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::fs::File;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, Once};
+
+/// The name that stands for standard input or standard output.
+pub const STDIO: &str = "-";
+
+/// True when `p` is `-` (standard input or output).
+pub fn is_stdio(p: &Path) -> bool {
+    p.as_os_str() == STDIO
+}
+
+/// Temporary paths to remove if a signal ends the process: files and
+/// directories, by registration number.
+static PENDING: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+fn register(path: &Path) -> u64 {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut v) = PENDING.lock() {
+        v.push((id, path.to_path_buf()));
+    }
+    id
+}
+
+fn unregister(id: u64) {
+    if let Ok(mut v) = PENDING.lock() {
+        v.retain(|(i, _)| *i != id);
+    }
+}
+
+/// Removes every pending temporary path; returns those removed.
+fn remove_pending() -> Vec<PathBuf> {
+    let list = match PENDING.lock() {
+        Ok(mut v) => std::mem::take(&mut *v),
+        Err(_) => Vec::new(),
+    };
+    let mut removed = Vec::new();
+    for (_, p) in list {
+        let gone = if p.is_dir() {
+            std::fs::remove_dir_all(&p).is_ok()
+        } else {
+            std::fs::remove_file(&p).is_ok()
+        };
+        if gone {
+            removed.push(p);
+        }
+    }
+    removed
+}
+
+/// Installs (once) a thread that, on SIGINT, SIGTERM or SIGHUP, removes
+/// every pending temporary output, says so on standard error, and ends
+/// the process with status 128 + the signal number.
+pub fn remove_on_signals() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                let removed = remove_pending();
+                let name = match sig {
+                    SIGINT => "interrupted",
+                    SIGTERM => "terminated",
+                    _ => "hung up",
+                };
+                if removed.is_empty() {
+                    eprintln!("\nwisec: {name}");
+                } else {
+                    let list: Vec<String> =
+                        removed.iter().map(|p| p.display().to_string()).collect();
+                    eprintln!(
+                        "\nwisec: {name}; removed the unfinished output {}",
+                        list.join(", ")
+                    );
+                }
+                std::process::exit(128 + sig);
+            }
+        });
+    });
+}
+
+/// True when `a` and `b` name the same existing file.
+#[cfg(unix)]
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// True when `a` and `b` name the same existing file.
+#[cfg(not(unix))]
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// `p` made absolute with its directory resolved (the file itself need
+/// not exist), for comparing two targets that may not exist yet.
+fn resolved(p: &Path) -> Option<PathBuf> {
+    let name = p.file_name()?;
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let dir = std::fs::canonicalize(dir).ok()?;
+    Some(dir.join(name))
+}
+
+/// True when `a` and `b` are the same file, existing or to be created.
+pub fn same_target(a: &Path, b: &Path) -> bool {
+    if same_file(a, b) {
+        return true;
+    }
+    if a.components().any(|c| c == Component::ParentDir) || a.file_name().is_none() {
+        return a == b;
+    }
+    matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// Why a target cannot be written.
+#[derive(Debug)]
+pub enum TargetError {
+    /// It is one of the inputs or another output (a usage error).
+    Clash(String),
+    /// It exists and `--force` was not given (a runtime error).
+    Exists(String),
+}
+
+/// Checks the output `target` (described as `what`, e.g. `OUT` or
+/// `--keys-out`) against the files the command reads (`inputs`) and the
+/// other outputs it writes (`others`): never one of them, and an existing
+/// file only with `force`. `-` (standard output) always passes.
+pub fn check_target(
+    what: &str,
+    target: &Path,
+    inputs: &[&Path],
+    others: &[(&str, &Path)],
+    force: bool,
+) -> Result<(), TargetError> {
+    if is_stdio(target) {
+        return Ok(());
+    }
+    for i in inputs {
+        if !is_stdio(i) && same_target(i, target) {
+            return Err(TargetError::Clash(format!(
+                "{what} '{}' is the input file; write to another file",
+                target.display()
+            )));
+        }
+    }
+    for (name, o) in others {
+        if !is_stdio(o) && same_target(o, target) {
+            return Err(TargetError::Clash(format!(
+                "{what} '{}' is also {name}; give them different files",
+                target.display()
+            )));
+        }
+    }
+    if !force && std::fs::symlink_metadata(target).is_ok() {
+        return Err(TargetError::Exists(format!(
+            "{}: already exists (use --force to overwrite it)",
+            target.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A file being written: a hidden temporary file beside its target, mode
+/// 0600, removed on drop (and on a signal) unless committed.
+pub struct Pending {
+    /// Taken by [`Pending::commit`].
+    tmp: Option<tempfile::NamedTempFile>,
+    target: PathBuf,
+    force: bool,
+    id: u64,
+}
+
+impl Pending {
+    /// Creates the temporary file beside `target`.
+    pub fn create(target: &Path, force: bool) -> Result<Pending> {
+        remove_on_signals();
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        // tempfile creates the file with mode 0600 on Unix.
+        let tmp = tempfile::Builder::new()
+            .prefix(".wisec-")
+            .suffix(".part")
+            .tempfile_in(&dir)
+            .map_err(|e| anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
+        let id = register(tmp.path());
+        Ok(Pending {
+            tmp: Some(tmp),
+            target: target.to_path_buf(),
+            force,
+            id,
+        })
+    }
+
+    fn tmp(&self) -> Result<&tempfile::NamedTempFile> {
+        self.tmp
+            .as_ref()
+            .ok_or_else(|| anyhow!("{}: already written", self.target.display()))
+    }
+
+    /// The temporary file.
+    pub fn file(&self) -> Result<&File> {
+        Ok(self.tmp()?.as_file())
+    }
+
+    /// A second handle on the temporary file, to write through.
+    pub fn handle(&self) -> Result<File> {
+        let t = self.tmp()?;
+        t.as_file()
+            .try_clone()
+            .map_err(|e| anyhow!("{}: {e}", t.path().display()))
+    }
+
+    /// The target.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flushes the file to disk and renames it onto the target (without
+    /// `force`, only if the target still does not exist).
+    pub fn commit(mut self) -> Result<()> {
+        let target = self.target.clone();
+        let tmp = self
+            .tmp
+            .take()
+            .ok_or_else(|| anyhow!("{}: already written", target.display()))?;
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| anyhow!("{}: cannot write: {e}", target.display()))?;
+        let persisted = if self.force {
+            tmp.persist(&target).map(|_| ())
+        } else {
+            tmp.persist_noclobber(&target).map(|_| ())
+        };
+        unregister(self.id);
+        persisted.map_err(|e| anyhow!("{}: cannot create: {}", target.display(), e.error))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // The temporary file removes itself (tempfile); after a commit the
+        // path is gone already.
+        unregister(self.id);
+    }
+}
+
+/// A temporary directory removed on drop and on a signal.
+pub struct PendingDir {
+    dir: tempfile::TempDir,
+    id: u64,
+}
+
+impl PendingDir {
+    /// Creates a temporary directory in the system's temporary location.
+    pub fn new() -> Result<PendingDir> {
+        remove_on_signals();
+        let dir = tempfile::Builder::new()
+            .prefix("wisec-")
+            .tempdir()
+            .context("cannot create a temporary directory")?;
+        let id = register(dir.path());
+        Ok(PendingDir { dir, id })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for PendingDir {
+    fn drop(&mut self) {
+        unregister(self.id);
+    }
+}
+
+/// Bytes free for an unprivileged user on the file system holding `dir`.
+pub fn free_space(dir: &Path) -> io::Result<u64> {
+    let s = rustix::fs::statvfs(dir).map_err(io::Error::from)?;
+    Ok(s.f_bavail.saturating_mul(s.f_frsize))
+}
+
+/// Fails when about `need` bytes would not fit in `dir` (with 5% and
+/// 64 MiB to spare), naming `what` is written there.
+pub fn check_space(dir: &Path, need: u64, what: &str) -> Result<()> {
+    let Ok(free) = free_space(dir) else {
+        // Not knowable (an unusual file system): the write will say.
+        return Ok(());
+    };
+    let want = need.saturating_add(need / 20).saturating_add(64 << 20);
+    if want > free {
+        bail!(
+            "{}: {what} needs about {:.1} GB, and only {:.1} GB are free there",
+            dir.display(),
+            need as f64 / 1e9,
+            free as f64 / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// The directory a target is written in.
+pub fn dir_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_that_do_not_exist_yet_compare_by_directory_and_name() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("x.pcap");
+        let b = d.path().join(".").join("x.pcap");
+        assert!(same_target(&a, &b));
+        assert!(!same_target(&a, &d.path().join("y.pcap")));
+        std::fs::write(&a, b"1").unwrap();
+        assert!(matches!(
+            check_target("OUT", &b, &[&a], &[], true),
+            Err(TargetError::Clash(_))
+        ));
+        assert!(matches!(
+            check_target("OUT", &a, &[], &[], false),
+            Err(TargetError::Exists(_))
+        ));
+        assert!(check_target("OUT", &a, &[], &[], true).is_ok());
+        assert!(check_target("OUT", Path::new("-"), &[Path::new("-")], &[], false).is_ok());
+    }
+
+    #[test]
+    fn pending_files_are_private_and_vanish_unless_committed() {
+        let d = tempfile::tempdir().unwrap();
+        let t = d.path().join("out.bin");
+        let p = Pending::create(&t, false).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = p.file().unwrap().metadata().unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        drop(p);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+        let p = Pending::create(&t, false).unwrap();
+        std::io::Write::write_all(&mut p.handle().unwrap(), b"data").unwrap();
+        p.commit().unwrap();
+        assert_eq!(std::fs::read(&t).unwrap(), b"data");
+        // Without force an existing target stays.
+        let p = Pending::create(&t, false).unwrap();
+        assert!(p.commit().is_err());
+        assert_eq!(std::fs::read(&t).unwrap(), b"data");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn space_checks_refuse_the_impossible() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(check_space(d.path(), 1, "a test").is_ok());
+        let e = check_space(d.path(), u64::MAX / 2, "a test").unwrap_err();
+        assert!(e.to_string().contains("GB are free"), "{e}");
+    }
+}
