@@ -84,6 +84,27 @@ fn saturation_writes_its_report_and_is_reproducible() {
     assert!(sc.contains("seed = 5"), "{sc}");
     let md = std::fs::read_to_string(out1.join("report.md")).unwrap();
     assert!(md.contains("![Saturation throughput"), "{md}");
+    // The simulator's speed per trial: its virtual time and events, as in
+    // results.json, over the trial's wall time.
+    assert!(md.contains("## Simulator speed"), "{md}");
+    let speed = std::fs::read_to_string(out1.join("speed.csv")).unwrap();
+    let rows: Vec<&str> = speed.lines().skip(1).collect();
+    assert_eq!(rows.len(), 8, "{speed}");
+    for (row, trial) in rows.iter().zip(json["trials"].as_array().unwrap()) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[0], trial["spec"]["label"].as_str().unwrap());
+        assert_eq!(f[2], trial["events"].to_string());
+        let (sim, wall, per) = (
+            f[1].parse::<f64>().unwrap(),
+            f[3].parse::<f64>().unwrap(),
+            f[4].parse::<f64>().unwrap(),
+        );
+        assert!((sim - trial["sim_time_ns"].as_f64().unwrap() / 1e9).abs() < 1e-6);
+        assert!(
+            wall > 0.0 && (per - sim / wall).abs() <= 1e-3 * per + 1e-3,
+            "{row}"
+        );
+    }
 
     // The channel pcap: wisec's reader and tshark both read it whole.
     let pcap = out1.join("channels").join("basic-n001-t00-ch0.pcap");

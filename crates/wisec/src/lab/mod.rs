@@ -394,6 +394,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             "status": outcome.status,
             "trials": outcome.results,
             "report": outcome.report,
+            "speed": outcome.speed,
         });
         println!(
             "{}",
@@ -402,6 +403,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     } else {
         println!("{}: {}", exp.name(), sc.name);
         print!("{}", output::text_tables(&outcome.report));
+        if let Some(line) = output::speed_summary(&outcome.speed) {
+            println!("{line}");
+        }
         if let Some(dir) = &a.out {
             println!("report: {}", dir.join("report.md").display());
         }
