@@ -49,6 +49,20 @@ install_prereqs() {
     command -v radclient >/dev/null 2>&1 || missing_pkgs+=(freeradius-utils)
     [ -x /usr/sbin/wpa_supplicant ] || missing_pkgs+=(wpasupplicant)
     command -v eapol_test >/dev/null 2>&1 || missing_pkgs+=(eapoltest)
+    # `lab run multihop` (seed 004): babeld routes an ad hoc chain, strongSwan
+    # (charon, swanctl, and kernel-libipsec from the extra plugins) secures
+    # its ends, ffmpeg streams the load, nftables keeps cleartext off the air;
+    # util-linux's unshare, taskset and chrt place the programs, openssl makes
+    # the run's certificates.
+    command -v babeld >/dev/null 2>&1 || [ -x /usr/sbin/babeld ] || missing_pkgs+=(babeld)
+    [ -x /usr/lib/ipsec/charon ] || missing_pkgs+=(strongswan-charon)
+    command -v swanctl >/dev/null 2>&1 || [ -x /usr/sbin/swanctl ] || missing_pkgs+=(strongswan-swanctl)
+    [ -f /usr/lib/ipsec/plugins/libstrongswan-kernel-libipsec.so ] || missing_pkgs+=(libcharon-extra-plugins)
+    command -v ffmpeg >/dev/null 2>&1 || missing_pkgs+=(ffmpeg)
+    command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing_pkgs+=(nftables)
+    for p in unshare taskset chrt; do
+        command -v "$p" >/dev/null 2>&1 || missing_pkgs+=(util-linux)
+    done
     command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)
     # `wisec ko-deps` is checked against binutils (nm, readelf, strip) and
     # kmod (modinfo) on Debian's kernel package, which scripts/debian-kernel

@@ -55,7 +55,7 @@ fn auth_runs_live_and_its_capture_decrypts_with_the_msk() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let list = wisec(&["lab", "list"]);
     assert!(
-        text(&list).contains("auth") && text(&list).contains("(live)"),
+        text(&list).contains("auth") && text(&list).contains("(live only)"),
         "{}",
         text(&list)
     );

@@ -336,6 +336,10 @@ impl Experiment for Auth {
         "auth"
     }
 
+    fn live_programs(&self) -> Vec<&'static str> {
+        crate::live::enterprise::PROGRAMS.to_vec()
+    }
+
     fn description(&self) -> String {
         format!(
             "Seed 001's authentication times, live: one station associates to the AP and \

@@ -18,6 +18,8 @@ pub mod auth;
 pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
+#[cfg(target_os = "linux")]
+pub mod multihop;
 pub mod overhead;
 #[cfg(target_os = "linux")]
 pub mod overhead_live;
@@ -75,6 +77,12 @@ bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdow
         summary: "802.1X authentication time of PEAP, LEAP, EAP-TLS, EAP-TTLS and EAP-MD5 with \
 FreeRADIUS and wpa_supplicant over a live link, WPA2-Enterprise end to end, beside seed 001's \
 tables 6-19 and 6-21 and seed 003's key exchange (live only, needs root)",
+    },
+    ExperimentInfo {
+        name: "multihop",
+        summary: "IPsec setup time (strongSwan, IKEv1 3DES and IKEv2) between the ends of a \
+babeld-routed 802.11b ad hoc chain, with a streaming load on the relay or the receiver at nice \
+-20 to 19, beside seed 004's Figures 8 and 9",
     },
     ExperimentInfo {
         name: "attacks",
@@ -613,6 +621,12 @@ pub trait Experiment {
     ) -> Result<TrialResult, ExperimentError>;
     /// The report over the finished trials (any subset of the plan).
     fn summarize(&self, results: &[TrialResult]) -> Report;
+    /// The programs a live run needs, checked (each missing one named with
+    /// its Debian package) before any trial starts: by default the live
+    /// lab's traffic tools.
+    fn live_programs(&self) -> Vec<&'static str> {
+        vec!["ip", "iperf3", "ping"]
+    }
 }
 
 /// The experiment `name` configured by `opts`, for the experiments that
@@ -639,6 +653,12 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
             "auth runs live only, and the live lab needs Linux (network namespaces and TAP devices)"
                 .into(),
         )),
+        #[cfg(target_os = "linux")]
+        "multihop" => Ok(Box::new(multihop::Multihop::new(opts)?)),
+        #[cfg(not(target_os = "linux"))]
+        "multihop" => Err(ExperimentError(
+            "multihop runs live only, in Linux network namespaces".into(),
+        )),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
@@ -648,7 +668,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
 /// Why experiment `name` cannot run live (`None`: it can).
 pub fn not_live(name: &str) -> Option<&'static str> {
     match name {
-        "overhead" | "auth" => None,
+        "overhead" | "auth" | "multihop" => None,
         "saturation" => Some(
             "its stations are saturated frame sources inside the simulator, with no IP stack; \
 for a saturated live link use 'wisec bench live'",
@@ -672,20 +692,10 @@ shaped wired bottleneck yet",
     }
 }
 
-/// Whether experiment `name` runs live only (real programs, no simulated
-/// version): `wisec lab run NAME` runs it live without `--live`.
+/// Whether experiment `name` runs only live (real programs in network
+/// namespaces, no simulated version).
 pub fn live_only(name: &str) -> bool {
-    name == "auth"
-}
-
-/// The programs a live run of experiment `name` needs, checked (with
-/// the Debian package that provides each) before anything starts.
-pub fn live_programs(name: &str) -> &'static [&'static str] {
-    match name {
-        #[cfg(target_os = "linux")]
-        "auth" => crate::live::enterprise::PROGRAMS,
-        _ => &["ip", "iperf3", "ping"],
-    }
+    name == "multihop" || name == "auth"
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and

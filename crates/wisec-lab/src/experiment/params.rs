@@ -23,8 +23,8 @@ pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// The mean and the sample standard deviation of `v` (NaN when empty; a
-/// single value has deviation 0).
+/// The mean and the sample standard deviation of `v` (NaN, NaN when it
+/// is empty; the deviation is 0 for one value).
 pub(crate) fn mean_sd(v: &[f64]) -> (f64, f64) {
     if v.is_empty() {
         return (f64::NAN, f64::NAN);

@@ -22,12 +22,18 @@
 //! (CAP_NET_ADMIN and CAP_SYS_ADMIN); without it a run stops with
 //! [`LiveError::Privileges`] before it creates anything.
 
+pub mod adhoc;
+pub mod babel;
 pub mod bss;
 pub mod enterprise;
+pub mod ipsec;
 pub mod leap_server;
+pub mod load;
 pub mod medium;
 pub mod net;
 pub mod radius;
+pub mod sched;
+pub mod secure_chain;
 pub mod supplicant;
 pub mod sys;
 pub mod tools;

@@ -174,7 +174,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
                 let live = if experiment::live_only(e.name) {
-                    " (live)"
+                    " (live only)"
                 } else if experiment::not_live(e.name).is_none() {
                     " (also --live)"
                 } else {
@@ -361,7 +361,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         {
             use wisec_lab::live::sys;
             sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
-            sys::require_programs(experiment::live_programs(exp.name()))
+            sys::require_programs(&exp.live_programs())
                 .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
         }
     }
@@ -394,6 +394,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             "status": outcome.status,
             "trials": outcome.results,
             "report": outcome.report,
+            "speed": outcome.speed,
         });
         println!(
             "{}",
@@ -402,6 +403,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     } else {
         println!("{}: {}", exp.name(), sc.name);
         print!("{}", output::text_tables(&outcome.report));
+        if let Some(line) = output::speed_summary(&outcome.speed) {
+            println!("{line}");
+        }
         if let Some(dir) = &a.out {
             println!("report: {}", dir.join("report.md").display());
         }
@@ -409,9 +413,6 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     if a.bare.is_some() && outcome.status == Status::Complete {
         crate::bare::run_for_lab(a.quick, &a.set, a.out.as_deref(), a.quiet, interrupt_flag())?;
     }
-    // The experiment may hold a live lab (namespaces, servers): dropping it
-    // removes them, which the exit below would skip.
-    drop(exp);
     match outcome.status {
         Status::Complete => Ok(()),
         Status::Interrupted => {
@@ -420,6 +421,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
                 outcome.results.len(),
                 outcome.planned
             );
+            // A live experiment removes its namespaces and programs when
+            // dropped; exit does not run destructors.
+            drop(exp);
             std::process::exit(130);
         }
         Status::Failed => Err(Failure::Runtime(anyhow!(
