@@ -134,9 +134,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     if a.json {
         let s = serde_json::to_string_pretty(&analysis)
             .map_err(|e| Failure::Runtime(anyhow!("encoding the analysis: {e}")))?;
-        println!("{s}");
+        crate::outln!("{s}");
     } else {
-        print!("{}", analysis.to_text());
+        crate::out!("{}", analysis.to_text());
     }
     Ok(())
 }

@@ -29,13 +29,15 @@ const MAX_FRAMES: u64 = 100_000_000;
 pub struct DecryptBenchArgs {
     /// Protected unicast data frames in the capture, 1 to 100000000
     /// (default 1000000; --quick 20000)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N",
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, MAX_FRAMES as usize))]
     frames: Option<usize>,
-    /// Stations sharing the frames
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    /// Stations sharing the frames, 1 to 65535
+    #[arg(long, value_name = "N", default_value_t = 8,
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, 65_535))]
     stations: usize,
-    /// Runs of each decrypter; the median is reported (default 3; --quick 1)
-    #[arg(long, value_name = "N")]
+    /// Runs of each decrypter, 1 to 100; the median is reported (default 3; --quick 1)
+    #[arg(long, value_name = "N", value_parser = |s: &str| crate::cli::num::int(s, 1usize, 100))]
     runs: Option<usize>,
     /// A smoke test: a small capture and one run
     #[arg(long)]
@@ -245,24 +247,32 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
 /// Prints a report.
 pub fn print(r: &DecryptBenchReport, json: bool) {
     if json {
-        println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
         return;
     }
-    println!(
+    crate::outln!(
         "capture: {} frames ({} protected, CCMP-128), {:.1} MB; median of {} run(s)",
         r.frames,
         r.protected,
         r.bytes as f64 / 1e6,
         r.runs
     );
-    println!(
+    crate::outln!(
         "{:<40} {:>9} {:>12} {:>10} {:>14}",
-        "decrypter", "seconds", "frames/s", "decrypted", "wisec speedup"
+        "decrypter",
+        "seconds",
+        "frames/s",
+        "decrypted",
+        "wisec speedup"
     );
     for m in &r.results {
-        println!(
+        crate::outln!(
             "{:<40} {:>9.3} {:>12.0} {:>10} {:>13.1}x",
-            m.name, m.seconds, m.frames_per_s, m.decrypted, m.wisec_speedup
+            m.name,
+            m.seconds,
+            m.frames_per_s,
+            m.decrypted,
+            m.wisec_speedup
         );
     }
 }

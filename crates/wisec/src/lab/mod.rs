@@ -98,11 +98,11 @@ struct RunArgs {
     /// A built-in scenario (see 'wisec lab list') or a scenario file (.toml)
     #[arg(value_name = "NAME|FILE")]
     name: String,
-    /// Trials per point (overrides the scenario's)
-    #[arg(long, value_name = "N")]
+    /// Trials per point, 1 to 100000 (overrides the scenario's)
+    #[arg(long, value_name = "N", value_parser = |s: &str| crate::cli::num::int(s, 1u32, 100_000))]
     trials: Option<u32>,
-    /// Seed of every trial's random streams (overrides the scenario's)
-    #[arg(long, value_name = "S")]
+    /// Seed of every trial's random streams, 0 to 2^63-1 (overrides the scenario's)
+    #[arg(long, value_name = "S", value_parser = crate::cli::num::seed)]
     seed: Option<u64>,
     /// Directory for the report, results, plots and captures; created if missing
     #[arg(long, value_name = "DIR")]
@@ -136,8 +136,9 @@ struct RunArgs {
     /// Print the results as JSON on standard output instead of tables
     #[arg(long)]
     json: bool,
-    /// saturation: station counts, comma-separated (params.stations)
-    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    /// saturation: station counts, comma-separated, each 1 to 1000 (params.stations)
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',',
+          value_parser = |s: &str| crate::cli::num::int(s, 1u32, 1000))]
     stations: Vec<u32>,
     /// saturation: RTS/CTS only (params.access)
     #[arg(long, conflicts_with = "basic")]
@@ -148,11 +149,13 @@ struct RunArgs {
     /// PHY (phy.standard)
     #[arg(long, value_enum)]
     phy: Option<PhyArg>,
-    /// Data rate in Mb/s (phy.rate)
-    #[arg(long, value_name = "MBPS")]
+    /// Data rate in Mb/s, above 0 (phy.rate)
+    #[arg(long, value_name = "MBPS", allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::positive(s, 100_000.0))]
     rate: Option<f64>,
-    /// saturation: virtual seconds measured per run (params.seconds)
-    #[arg(long, value_name = "S")]
+    /// saturation: virtual seconds measured per run, above 0, at most 86400 (params.seconds)
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::positive(s, 86_400.0))]
     seconds: Option<f64>,
     /// saturation: the standard's retry limits and EIFS instead of the
     /// model's assumptions (params.model_assumptions = false)
@@ -164,7 +167,7 @@ struct RunArgs {
 pub fn run(a: LabArgs) -> Result<(), Failure> {
     match a.command {
         LabCommand::List => {
-            println!("Built-in experiments ('wisec lab run NAME'):");
+            crate::outln!("Built-in experiments ('wisec lab run NAME'):");
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
@@ -173,7 +176,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
                 } else {
                     ""
                 };
-                println!("  {:<12} {}{file}{live}", e.name, e.summary);
+                crate::outln!("  {:<12} {}{file}{live}", e.name, e.summary);
             }
             Ok(())
         }
@@ -371,15 +374,15 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             "trials": outcome.results,
             "report": outcome.report,
         });
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&v).context("encoding the results")?
         );
     } else {
-        println!("{}: {}", exp.name(), sc.name);
-        print!("{}", output::text_tables(&outcome.report));
+        crate::outln!("{}: {}", exp.name(), sc.name);
+        crate::out!("{}", output::text_tables(&outcome.report));
         if let Some(dir) = &a.out {
-            println!("report: {}", dir.join("report.md").display());
+            crate::outln!("report: {}", dir.join("report.md").display());
         }
     }
     match outcome.status {

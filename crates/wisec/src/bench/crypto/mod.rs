@@ -67,8 +67,11 @@ pub struct CryptoArgs {
     /// Operations, comma-separated: protect, unprotect (default: both)
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
     ops: Vec<String>,
-    /// Time of one sample in milliseconds (default 15; --quick 1)
-    #[arg(long, value_name = "MS")]
+    /// Time of one sample, with its unit, at most 60s (default 15ms;
+    /// --quick 1ms). A bare number, once milliseconds, is refused.
+    #[arg(long, value_name = "DURATION",
+          value_parser = |s: &str| crate::cli::num::duration(s, false, std::time::Duration::from_secs(60))
+              .map(|d| d.as_secs_f64() * 1e3))]
     duration: Option<f64>,
     /// Samples per measurement; the median is reported (default 7; --quick 3)
     #[arg(long, value_name = "N")]
@@ -345,14 +348,14 @@ pub(crate) fn crypto(a: CryptoArgs) -> Result<(), Failure> {
             writeln!(out).map_err(|e| Failure::Runtime(e.into()))?;
         }
         Some(p) => {
-            print!("{table}");
+            crate::out!("{table}");
             let text =
                 serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.into()))?;
             std::fs::write(p, text + "\n").map_err(|e| {
                 Failure::Runtime(anyhow::anyhow!("cannot write {}: {e}", p.display()))
             })?;
         }
-        None => print!("{table}"),
+        None => crate::out!("{table}"),
     }
     let failed = report
         .results
