@@ -27,6 +27,14 @@ install_prereqs() {
     # The lab's PNG plots load DejaVu Sans at run time (plotters is built
     # without fontconfig); without it they are drawn without text.
     [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_pkgs+=(fonts-dejavu-core)
+    # The bare machine: QEMU boots its image; binutils' ld and objcopy link
+    # it; gcc compiles the C interface's test program; python3-venv holds
+    # the independent Python client's cryptography package.
+    command -v qemu-system-x86_64 >/dev/null 2>&1 || missing_pkgs+=(qemu-system-x86)
+    command -v ld >/dev/null 2>&1 || missing_pkgs+=(binutils)
+    command -v objcopy >/dev/null 2>&1 || missing_pkgs+=(binutils)
+    command -v gcc >/dev/null 2>&1 || missing_pkgs+=(gcc)
+    /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
     # The live lab: namespaces, veth and bridges (iproute2), and the real
     # programs it runs across the medium (iperf3, ping).
     command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
@@ -56,6 +64,15 @@ install_prereqs() {
     if ! apt-cache show "linux-image-$(dpkg --print-architecture)" >/dev/null 2>&1; then
         echo "==> apt-get update (for the kernel package the ko-deps tests read)"
         as_root apt-get update
+    fi
+    # The project's Python venv (.venv): the cryptography package for the
+    # independent client of the bare machine's wire format.
+    local root
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    if ! "$root/.venv/bin/python3" -c 'import cryptography' >/dev/null 2>&1; then
+        echo "==> creating $root/.venv with cryptography"
+        /usr/bin/python3 -m venv "$root/.venv"
+        "$root/.venv/bin/pip" install --quiet cryptography
     fi
     if ! command -v cargo >/dev/null 2>&1; then
         echo "scripts: cargo not found; install Rust with rustup (https://rustup.rs)" >&2

@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod analyze;
+pub mod bare;
 pub mod bianchi;
 pub mod bss;
 pub mod cost;

@@ -527,17 +527,7 @@ trials completed before it.\n",
         settings.calibration.host_mhz
     );
     if !report.parameters.is_empty() {
-        s.push_str("## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n");
-        for p in &report.parameters {
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} |",
-                p.name,
-                p.value.to_string().replace('|', "\\|"),
-                p.description.replace('|', "\\|")
-            );
-        }
-        s.push('\n');
+        s.push_str(&parameters_markdown(&report.parameters));
     }
     if !report.tables.is_empty() {
         s.push_str("## Results\n\n");
@@ -611,6 +601,23 @@ for Wireshark or tshark:\n",
             let _ = writeln!(s, "  - keys: {k}");
         }
     }
+    s
+}
+
+/// A report's parameters as a Markdown section ("## Parameters" and a
+/// table of name, value and meaning), ending with a blank line.
+pub fn parameters_markdown(parameters: &[crate::experiment::Param]) -> String {
+    let mut s = String::from("## Parameters\n\n| parameter | value | meaning |\n|---|---|---|\n");
+    for p in parameters {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} |",
+            p.name,
+            p.value.to_string().replace('|', "\\|"),
+            p.description.replace('|', "\\|")
+        );
+    }
+    s.push('\n');
     s
 }
 

@@ -14,18 +14,7 @@ pub const DISCARD_PORT: u16 = 9;
 
 /// RFC 1071 Internet checksum of `data` with `initial` already summed.
 fn internet_checksum(data: &[u8], initial: u32) -> u16 {
-    let mut sum = initial;
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u32::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [last] = chunks.remainder() {
-        sum += u32::from(*last) << 8;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
+    !(wisec_bare::net::ones_sum(initial, data) as u16)
 }
 
 /// An IPv4 packet of `ip_len` octets (at least 28) carrying a UDP datagram

@@ -313,3 +313,51 @@ fn hidden_stations_collide_without_rts_cts_and_not_with_it() {
     assert_eq!(counts[1], 0, "with RTS/CTS: {counts:?}");
     assert!(bss.close().failures.is_empty());
 }
+
+/// The CCM-UDP exchange of the bare machine (seed 000) between two Linux
+/// endpoints with real UDP sockets in two namespaces joined by a veth
+/// pair: the bare machine's responder code on a Linux socket, the same
+/// initiator as against the guest.
+#[test]
+fn ccm_udp_between_two_linux_namespaces_delivers_everything_and_cleans_up() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let links = host_links();
+    // This process's namespaces (the run's tag starts with its id).
+    let ours = || {
+        lab_namespaces()
+            .into_iter()
+            .filter(|n| n.starts_with(&format!("{PREFIX}{}-", std::process::id())))
+            .filter(|n| n.ends_with("-ccm-srv") || n.ends_with("-ccm-cli"))
+            .collect::<Vec<_>>()
+    };
+    let cfg = wisec_lab::bare::run::RunConfig {
+        sizes: vec![200, 1000],
+        m: 200,
+        echoes: 100,
+        line_mbps: 100.0,
+        timeout: Duration::from_secs(10),
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let runs = wisec_lab::bare::run::run_netns(&cfg, None, &stop, |_| {})
+        .expect("the namespaces run (needs root)");
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        assert_eq!(r.responder, "linux");
+        assert!(r.clean(), "n = {}: {r:?}", r.n);
+        assert!(r.server_d2_d3_ms.iter().all(Option::is_some), "{r:?}");
+        assert!(r.client_d0_d1_ms.iter().all(Option::is_some), "{r:?}");
+        assert!(r.linux_client.d5_ms.is_some() && r.linux_server.d5_ms.is_some());
+        // The initiator paced its 200 plain DATA to 100 Mb/s.
+        let frame = 16 + 8 + r.n + 42 + 24;
+        let line_ms = 200.0 * frame as f64 * 8.0 / 100e6 * 1e3;
+        assert!(r.linux_server.d2_ms.unwrap() >= 0.95 * line_ms, "{r:?}");
+    }
+    assert!(
+        ours().is_empty(),
+        "the run's namespaces are gone: {:?}",
+        ours()
+    );
+    assert_eq!(host_links(), links, "the host's interfaces are unchanged");
+}

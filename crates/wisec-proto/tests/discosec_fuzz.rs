@@ -76,7 +76,11 @@ proptest! {
         let sta_before = n.stas[0].state();
         let ap_before = (n.ap.station(sta_addr(0)), n.ap.station(sta_addr(9)));
         let r = inject(&mut n, &f);
-        prop_assert!(r.is_err(), "mutated frame accepted: {:?}", r);
+        // A flip in the subtype can turn the frame into a beacon or a probe
+        // response, which DiscoSec cannot protect (no key exists yet): such a
+        // frame may be taken, but it must not move either side's state.
+        let unprotected = !truncate && f.len() > 1 && f[0] & 0x0c == 0 && matches!(f[0] >> 4, 5 | 8);
+        prop_assert!(r.is_err() || unprotected, "mutated frame accepted: {:?}", r);
         prop_assert_eq!(n.stas[0].state(), sta_before);
         prop_assert_eq!((n.ap.station(sta_addr(0)), n.ap.station(sta_addr(9))), ap_before);
         // When the DoS token was spent by the mutated request, the genuine

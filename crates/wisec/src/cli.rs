@@ -59,6 +59,9 @@ enum Command {
     /// parameters (seed 000's Figure 6)
     #[command(name = "ko-deps", after_help = crate::ko_deps::cli::EXAMPLES)]
     KoDeps(crate::ko_deps::cli::KoDepsArgs),
+    /// Seed 000's bare machine: wisec's CCM in an image with no operating
+    /// system under QEMU, and the CCM-UDP exchange with it
+    Bare(crate::bare::BareArgs),
 }
 
 /// Runs the command line, returning the process exit code.
@@ -131,6 +134,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         }),
         Command::Bench { what } => crate::bench::run(what),
         Command::KoDeps(a) => crate::ko_deps::cli::run(a),
+        Command::Bare(a) => crate::bare::run(a),
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod analyze;
 pub mod attack;
+pub mod bare;
 pub mod bench;
 pub mod capture;
 pub mod cli;

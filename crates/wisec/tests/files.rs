@@ -160,7 +160,10 @@ fn synth_writes_through_a_temporary_file_removed_on_a_signal() {
     let out = dir.path().join("big.pcap");
     let mut child = Command::new(env!("CARGO_BIN_EXE_wisec"))
         .args(["synth", p(&out), "--ssid", SSID, "--passphrase", PASS])
-        .args(["--stations", "10", "--frames", "5000000"])
+        // About 10 s of work in a debug build and ~230 MB estimated: long
+        // enough to be interrupted, small enough for the free-space check
+        // of a small CI disk.
+        .args(["--stations", "10", "--frames", "100000"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()

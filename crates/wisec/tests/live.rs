@@ -296,7 +296,7 @@ fn live_overhead_sets_the_simulator_beside_real_programs() {
         "--set",
         "suites=open,ccmp128",
         "--set",
-        "measures=tcp,ping",
+        "measures=tcp,udp,ping",
         "--calibration",
         "nominal",
         "--pcap",
@@ -331,6 +331,18 @@ fn live_overhead_sets_the_simulator_beside_real_programs() {
         )
         .unwrap();
         assert_eq!(p["metrics"]["ping_replies"].as_u64(), Some(3));
+        // Every UDP datagram arrives: the path is primed before the timed
+        // transfer, and the TAP's queue holds the whole of it.
+        let u: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                out.join(format!("trials/enterprise-{suite}-udp-11mbps-t00.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let m = &u["metrics"];
+        assert_eq!(m["delivered_bytes"], m["sent_bytes"], "{suite}: {m}");
+        assert_eq!(m["sent_bytes"].as_u64(), Some(100_000));
     }
     // The CCMP-128 TCP trial's capture: tshark decrypts it from the
     // passphrase alone, and so does wisec.

@@ -699,3 +699,49 @@ fn run_bss(
         (None, None) => Err((LiveError::Config("lost the devices".into()), None)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> BssConfig {
+        BssConfig::new(Security::Ccmp128, 54.0, 2).unwrap()
+    }
+
+    #[test]
+    fn a_valid_bss_passes_and_bad_ones_say_what_is_wrong() {
+        assert!(cfg().validate().is_ok());
+        let err = |f: &dyn Fn(&mut BssConfig)| {
+            let mut c = cfg();
+            f(&mut c);
+            c.validate().unwrap_err().to_string()
+        };
+        let e = err(&|c| c.stations[0].name = "a-station-with-a-long-name".into());
+        assert!(e.contains("at most 15"), "{e}");
+        let e = err(&|c| c.stations[1].ip = c.stations[0].ip);
+        assert!(e.contains("address clash: 10.99.0.11"), "{e}");
+        let e = err(&|c| c.hosts[0].ip = c.ap_ip);
+        assert!(e.contains("address clash"), "{e}");
+        let e = err(&|c| c.stations[1].addr = c.stations[0].addr);
+        assert!(e.contains("address clash: 02:1a:b0:00:01:01"), "{e}");
+        let e = err(&|c| c.stations[1].name = "server".into());
+        assert!(e.contains("two nodes are called 'server'"), "{e}");
+        let e = err(&|c| c.stations[0].ip = Ipv4Addr::new(10, 98, 0, 1));
+        assert!(e.contains("not in the lab's subnet"), "{e}");
+        let e = err(&|c| {
+            c.ap_ip = Ipv4Addr::new(8, 8, 8, 254);
+            c.stations[0].ip = Ipv4Addr::new(8, 8, 8, 11);
+            c.stations[1].ip = Ipv4Addr::new(8, 8, 8, 12);
+            c.hosts[0].ip = Ipv4Addr::new(8, 8, 8, 1);
+        });
+        assert!(e.contains("not a private address"), "{e}");
+        let e = err(&|c| c.hidden.push(("sta1".into(), "sta9".into())));
+        assert!(e.contains("hidden: no node 'sta9'"), "{e}");
+        let e = err(&|c| c.loss.push(("sta1".into(), "ap".into(), 1.5)));
+        assert!(e.contains("is not 0 to 1"), "{e}");
+        let e = err(&|c| c.block_ack = Some(BlockAckConfig::default()));
+        assert!(e.contains("needs an HT"), "{e}");
+        assert!(BssConfig::new(Security::Open, 7.0, 1).is_err());
+        assert!(BssConfig::new(Security::Open, 11.0, 0).is_err());
+    }
+}

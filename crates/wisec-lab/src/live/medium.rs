@@ -4,7 +4,7 @@
 //!
 //! One loop on one thread:
 //!
-//! 1. read every device whose node takes frames ([`TapPort::accepting`]);
+//! 1. read every device whose node takes frames ([`TapPort::accepting`](crate::port::TapPort::accepting));
 //!    each frame is stamped with the virtual time of its arrival (the wall
 //!    time since the start) and handed to its node at that time
 //!    ([`Simulator::schedule_input`]);

@@ -105,6 +105,9 @@ pub fn debian_package(program: &str) -> &'static str {
         "taskset" => "util-linux",
         "ffmpeg" => "ffmpeg",
         "openssl" => "openssl",
+        "qemu-system-x86_64" => "qemu-system-x86",
+        "ld" | "objcopy" => "binutils",
+        "gcc" => "gcc",
         _ => "unknown",
     }
 }

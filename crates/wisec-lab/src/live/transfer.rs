@@ -19,6 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The one-octet datagram that primes a UDP transfer's path.
+const PROBE: u8 = 0xa5;
+
 /// What a transfer measured.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transfer {
@@ -126,6 +129,13 @@ fn summary(sent: u64, received: u64, start: Instant, last: Instant) -> Transfer 
 /// sender's socket takes them, from `from` to `to_ip:port` in `to`; the
 /// receiver stops when nothing has arrived for `quiet` after the sender
 /// finished.
+///
+/// Before the timed datagrams the sender sends one-octet probes until the
+/// receiver has seen one: a sender without a neighbour (ARP) entry would
+/// otherwise lose all but the first hundred or so datagrams while the
+/// kernel resolves the address (Qcheck opens a TCP control connection
+/// first, which resolves it; the simulator's smoltcp holds the datagrams
+/// until it is resolved).
 #[allow(clippy::too_many_arguments)]
 pub fn udp(
     from: &Netns,
@@ -143,6 +153,8 @@ pub fn udp(
     let addr = SocketAddrV4::new(to_ip, port);
     let done = Arc::new(AtomicBool::new(false));
     let d2 = Arc::clone(&done);
+    let primed = Arc::new(AtomicBool::new(false));
+    let p2 = Arc::clone(&primed);
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let receiver = spawn_in_netns(to, move || -> Result<(u64, Instant)> {
         let s = UdpSocket::bind(addr).map_err(io("binding the receiver"))?;
@@ -155,6 +167,7 @@ pub fn udp(
         let mut quiet_since: Option<Instant> = None;
         loop {
             match s.recv(&mut buf) {
+                Ok(1) if buf[0] == PROBE => p2.store(true, Ordering::SeqCst),
                 Ok(n) => {
                     got += n as u64;
                     last = Instant::now();
@@ -187,6 +200,16 @@ pub fn udp(
     let sender = spawn_in_netns(from, move || -> Result<Instant> {
         let s = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, 0)).map_err(io("binding the sender"))?;
         s.connect(addr).map_err(io("connecting"))?;
+        let deadline = Instant::now() + timeout.min(Duration::from_secs(10));
+        while !primed.load(Ordering::SeqCst) {
+            if Instant::now() >= deadline {
+                return Err(LiveError::Config(format!(
+                    "no datagram reached {addr}: the link or the route is down"
+                )));
+            }
+            let _ = s.send(&[PROBE]);
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let block = vec![0x5au8; payload];
         let start = Instant::now();
         let mut left = bytes;

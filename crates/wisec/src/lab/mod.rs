@@ -161,6 +161,11 @@ struct RunArgs {
     /// model's assumptions (params.model_assumptions = false)
     #[arg(long)]
     standard_mac: bool,
+    /// ccm-udp: also run the exchange for real — the bare machine booted
+    /// under QEMU, and two Linux endpoints in namespaces as root — with its
+    /// report (beside the model and the seed) in DIR/bare/
+    #[arg(long, value_name = "qemu", value_parser = ["qemu"])]
+    bare: Option<String>,
 }
 
 /// Runs `wisec lab`.
@@ -314,6 +319,8 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
                 // process does.
                 #[cfg(target_os = "linux")]
                 wisec_lab::live::net::emergency_cleanup();
+                // And the bare machine's QEMU guests.
+                wisec_lab::bare::qemu::kill_all();
                 std::process::exit(130);
             }
             eprintln!(
@@ -328,6 +335,12 @@ writing the report, removing what a live run created (Ctrl-C again to stop at on
 
 fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let base = load(&a.name)?;
+    if a.bare.is_some() && base.experiment.get_ref() != "ccm-udp" {
+        return Err(Failure::Usage(format!(
+            "--bare: only the ccm-udp experiment has a bare machine, not {}",
+            base.experiment.get_ref()
+        )));
+    }
     let sc = base
         .with_overrides(&overrides(&a)?)
         .map_err(|e| Failure::Usage(e.to_string()))?;
@@ -384,6 +397,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         if let Some(dir) = &a.out {
             crate::outln!("report: {}", dir.join("report.md").display());
         }
+    }
+    if a.bare.is_some() && outcome.status == Status::Complete {
+        crate::bare::run_for_lab(a.quick, &a.set, a.out.as_deref(), a.quiet, interrupt_flag())?;
     }
     match outcome.status {
         Status::Complete => Ok(()),
