@@ -104,9 +104,15 @@ struct RunArgs {
     /// Seed of every trial's random streams, 0 to 2^63-1 (overrides the scenario's)
     #[arg(long, value_name = "S", value_parser = crate::cli::num::seed)]
     seed: Option<u64>,
-    /// Directory for the report, results, plots and captures; created if missing
+    /// Directory for the report, results, plots and captures; created if missing.
+    /// A directory that is not empty is refused unless --force
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// With --out: remove what an earlier run wrote into DIR (the files it
+    /// listed in DIR/.wisec-files, and its trials/ and channels/) first; other
+    /// files stay
+    #[arg(long, requires = "out")]
+    force: bool,
     /// Override a scenario field: a dotted path (phy.rate, params.stations) and a
     /// TOML value, or a bare word as a string; a key without a dot that is not a
     /// top-level field is an experiment parameter (suites=open,ccmp128)
@@ -305,6 +311,26 @@ fn calibration(spec: &str) -> Result<Calibration, Failure> {
     }
 }
 
+/// Before a run writes into `dir`: a directory with entries is refused
+/// unless `force`, so that the results of two runs never mix; with
+/// `force`, what an earlier run wrote there goes first.
+fn prepare_out(dir: &Path, force: bool) -> Result<(), Failure> {
+    let err = |e: output::OutputError| Failure::Runtime(anyhow!("--out: {e}"));
+    if !force {
+        let n = output::dir_entries(dir).map_err(err)?.len();
+        if n > 0 {
+            return Err(Failure::Usage(format!(
+                "--out {}: the directory is not empty ({n} entries); give --force to \
+replace the results of an earlier run there, or name a new directory",
+                dir.display()
+            )));
+        }
+        return Ok(());
+    }
+    output::clear_previous(dir).map_err(err)?;
+    Ok(())
+}
+
 /// The flag the first Ctrl-C (or SIGTERM, SIGHUP) sets; a second one ends
 /// the process (after removing what live runs created).
 pub fn interrupt_flag() -> Arc<AtomicBool> {
@@ -347,6 +373,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let exp = sc
         .create_experiment()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    if let Some(dir) = &a.out {
+        prepare_out(dir, a.force)?;
+    }
     if sc.live {
         // Before anything is created or measured.
         #[cfg(target_os = "linux")]
