@@ -29,7 +29,8 @@ install_prereqs() {
     [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing_pkgs+=(fonts-dejavu-core)
     # The bare machine: QEMU boots its image; binutils' ld and objcopy link
     # it; gcc compiles the C interface's test program; python3-venv holds
-    # the independent Python client's cryptography package.
+    # the project's Python environment (.venv): the bare machine's
+    # independent client (cryptography) and the wisec Python package.
     command -v qemu-system-x86_64 >/dev/null 2>&1 || missing_pkgs+=(qemu-system-x86)
     command -v ld >/dev/null 2>&1 || missing_pkgs+=(binutils)
     command -v objcopy >/dev/null 2>&1 || missing_pkgs+=(binutils)
@@ -51,6 +52,9 @@ install_prereqs() {
     command -v zstd >/dev/null 2>&1 || missing_pkgs+=(zstd)
     command -v bzip2 >/dev/null 2>&1 || missing_pkgs+=(bzip2)
     command -v gzip >/dev/null 2>&1 || missing_pkgs+=(gzip)
+    # pyo3 links libpython when Cargo (not maturin) builds crates/wisec-py,
+    # as cargo build/test --workspace do.
+    dpkg -s libpython3-dev >/dev/null 2>&1 || missing_pkgs+=(libpython3-dev)
     if [ "${#missing_pkgs[@]}" -gt 0 ]; then
         echo "==> installing ${missing_pkgs[*]}"
         as_root apt-get update
@@ -65,15 +69,7 @@ install_prereqs() {
         echo "==> apt-get update (for the kernel package the ko-deps tests read)"
         as_root apt-get update
     fi
-    # The project's Python venv (.venv): the cryptography package for the
-    # independent client of the bare machine's wire format.
-    local root
-    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-    if ! "$root/.venv/bin/python3" -c 'import cryptography' >/dev/null 2>&1; then
-        echo "==> creating $root/.venv with cryptography"
-        /usr/bin/python3 -m venv "$root/.venv"
-        "$root/.venv/bin/pip" install --quiet cryptography
-    fi
+    install_python_env
     if ! command -v cargo >/dev/null 2>&1; then
         echo "scripts: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
         return 1
@@ -88,4 +84,43 @@ install_prereqs() {
             fi
         done
     fi
+}
+
+# The project's Python virtual environment, .venv/ in the repository
+# (git-ignored), with every package of scripts/python-requirements.txt:
+# installed when the environment is new or the list changed, never at
+# test time.
+install_python_env() {
+    local root venv req stamp
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv"
+    req="$root/scripts/python-requirements.txt"
+    stamp="$venv/.requirements"
+    if [ ! -x "$venv/bin/python3" ]; then
+        echo "==> creating $venv"
+        /usr/bin/python3 -m venv "$venv"
+    fi
+    if ! cmp -s "$req" "$stamp"; then
+        echo "==> pip install -r scripts/python-requirements.txt into $venv"
+        "$venv/bin/python3" -m pip install --quiet --upgrade pip
+        "$venv/bin/python3" -m pip install --quiet -r "$req"
+        cp "$req" "$stamp"
+    fi
+}
+
+# Builds the wisec Python package (crates/wisec-py) into a wheel with
+# maturin and installs it into .venv. WISEC_PY_PROFILE picks the Cargo
+# profile: dev (the default, for the tests) or release (for use and
+# benchmarks).
+install_python_package() {
+    local root venv profile wheels
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv"
+    profile="${WISEC_PY_PROFILE:-dev}"
+    wheels="$root/target/wheels-$profile"
+    rm -rf "$wheels"
+    echo "==> maturin build --profile $profile (crates/wisec-py) and pip install the wheel"
+    "$venv/bin/maturin" build --quiet --profile "$profile" --compatibility linux \
+        -m "$root/crates/wisec-py/Cargo.toml" -i "$venv/bin/python3" -o "$wheels"
+    "$venv/bin/python3" -m pip install --quiet --force-reinstall --no-deps "$wheels"/wisec-*.whl
 }

@@ -231,20 +231,7 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
     let out = settings.out.as_deref();
     let mut files: Vec<PathBuf> = Vec::new();
     if let Some(dir) = out {
-        fs::create_dir_all(dir).map_err(|error| OutputError {
-            path: dir.to_path_buf(),
-            error,
-        })?;
-        if let Some(t) = &settings.scenario_toml {
-            write_atomic(dir, Path::new("scenario.toml"), t.as_bytes())?;
-            files.push("scenario.toml".into());
-        }
-        write_atomic(
-            dir,
-            Path::new("calibration.json"),
-            &json(settings.calibration),
-        )?;
-        files.push("calibration.json".into());
+        write_preamble(dir, settings, &mut files)?;
     }
     let progress = Progress::new(plan.len(), settings.progress);
     let mut results: Vec<TrialResult> = Vec::new();
@@ -322,26 +309,12 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         }
         drop(env);
         if let Some(dir) = out {
-            let stem = trial_stem(&r);
-            let jp = PathBuf::from("trials").join(format!("{stem}.json"));
-            write_atomic(dir, &jp, &json(&r))?;
-            let cp = PathBuf::from("trials").join(format!("{stem}.csv"));
-            write_atomic(dir, &cp, trials_csv(&[&r]).as_bytes())?;
-            files.push(jp);
-            files.push(cp);
+            write_trial(dir, &r, &mut files)?;
             if let Some(rec) = &recorder {
                 let rec = rec.borrow();
                 for ch in rec.channels() {
-                    let info = r.channels.iter().find(|c| c.id == ch);
-                    let radio = info.map_or(
-                        RadioChannel {
-                            freq: 2412,
-                            standard: crate::phy::PhyStandard::G,
-                            short_preamble: false,
-                        },
-                        RadioChannel::from_info,
-                    );
-                    let rel = PathBuf::from("channels").join(format!("{stem}-ch{ch}.pcap"));
+                    let radio = channel_radio(&r, ch);
+                    let rel = channel_file(&r, ch);
                     let path = dir.join(&rel);
                     let err = |error| OutputError {
                         path: path.clone(),
@@ -370,15 +343,29 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         progress.trial_done(results.len(), &what);
     }
     progress.finish();
+    conclude(exp, settings, status, error, plan.len(), results, files)
+}
+
+/// The summary over the completed trials, written (with `settings.out`)
+/// after them: the end of [`run`] and of [`write_completed`].
+fn conclude(
+    exp: &dyn Experiment,
+    settings: &RunSettings<'_>,
+    status: Status,
+    error: Option<ExperimentError>,
+    planned: usize,
+    results: Vec<TrialResult>,
+    mut files: Vec<PathBuf>,
+) -> Result<Outcome, OutputError> {
     let report = exp.summarize(&results);
-    if let Some(dir) = out {
+    if let Some(dir) = settings.out.as_deref() {
         write_summary(
             dir,
             exp,
             settings,
             &status,
             error.as_ref(),
-            plan.len(),
+            planned,
             &results,
             &report,
             &mut files,
@@ -387,11 +374,135 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
     Ok(Outcome {
         status,
         error,
-        planned: plan.len(),
+        planned,
         results,
         report,
         files,
     })
+}
+
+/// Creates the output directory and writes what precedes the trials:
+/// `scenario.toml` and `calibration.json`.
+fn write_preamble(
+    dir: &Path,
+    settings: &RunSettings<'_>,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), OutputError> {
+    fs::create_dir_all(dir).map_err(|error| OutputError {
+        path: dir.to_path_buf(),
+        error,
+    })?;
+    if let Some(t) = &settings.scenario_toml {
+        write_atomic(dir, Path::new("scenario.toml"), t.as_bytes())?;
+        files.push("scenario.toml".into());
+    }
+    write_atomic(
+        dir,
+        Path::new("calibration.json"),
+        &json(settings.calibration),
+    )?;
+    files.push("calibration.json".into());
+    Ok(())
+}
+
+/// Writes a completed trial's `trials/STEM.json` and `.csv`.
+fn write_trial(dir: &Path, r: &TrialResult, files: &mut Vec<PathBuf>) -> Result<(), OutputError> {
+    let stem = trial_stem(r);
+    let jp = PathBuf::from("trials").join(format!("{stem}.json"));
+    write_atomic(dir, &jp, &json(r))?;
+    let cp = PathBuf::from("trials").join(format!("{stem}.csv"));
+    write_atomic(dir, &cp, trials_csv(&[r]).as_bytes())?;
+    files.push(jp);
+    files.push(cp);
+    Ok(())
+}
+
+/// The radio of channel `ch` of a trial, for its pcap's radiotap headers.
+pub fn channel_radio(r: &TrialResult, ch: usize) -> RadioChannel {
+    r.channels.iter().find(|c| c.id == ch).map_or(
+        RadioChannel {
+            freq: 2412,
+            standard: crate::phy::PhyStandard::G,
+            short_preamble: false,
+        },
+        RadioChannel::from_info,
+    )
+}
+
+/// Where a trial's capture of channel `ch` goes, relative to the output
+/// directory.
+pub fn channel_file(r: &TrialResult, ch: usize) -> PathBuf {
+    PathBuf::from("channels").join(format!("{}-ch{ch}.pcap", trial_stem(r)))
+}
+
+/// One channel capture of a trial run elsewhere: the pcap file that
+/// [`run`] writes at [`channel_file`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelPcap {
+    /// The channel.
+    pub channel: usize,
+    /// The whole pcap file.
+    pub pcap: Vec<u8>,
+}
+
+/// Runs one trial of `exp` on its own, as [`run`] runs it, with its
+/// channels captured when `capture` is set: what a worker of a sweep
+/// does. Simulated trials only (a live trial needs the run's directory).
+pub fn run_one(
+    exp: &dyn Experiment,
+    spec: &crate::experiment::TrialSpec,
+    calibration: &Calibration,
+    capture: bool,
+) -> Result<(TrialResult, Vec<ChannelPcap>), ExperimentError> {
+    let recorder = capture.then(|| Recorder::new(CAPTURE_LIMIT));
+    let mut env = TrialEnv::new(calibration);
+    env.observer = recorder.as_ref().map(Recorder::observer);
+    let r = exp.run_trial(spec, &mut env)?;
+    drop(env);
+    let mut pcaps = Vec::new();
+    if let Some(rec) = &recorder {
+        let rec = rec.borrow();
+        for ch in rec.channels() {
+            let pcap = rec
+                .channel_pcap(ch, channel_radio(&r, ch))
+                .map_err(|e| ExperimentError(format!("capture of channel {ch}: {e}")))?;
+            pcaps.push(ChannelPcap { channel: ch, pcap });
+        }
+    }
+    Ok((r, pcaps))
+}
+
+/// Writes the output of a run whose trials ran elsewhere (split across
+/// processes or machines with [`run_one`] and gathered back in plan
+/// order, each with its channel captures) exactly as [`run`] writes it
+/// for the same trials: the same files, byte for byte. `status` and
+/// `error` say how the run ended, as [`Outcome`] does.
+pub fn write_completed(
+    exp: &dyn Experiment,
+    settings: &RunSettings<'_>,
+    trials: Vec<(TrialResult, Vec<ChannelPcap>)>,
+    status: Status,
+    error: Option<ExperimentError>,
+) -> Result<Outcome, OutputError> {
+    let planned = exp.plan().len();
+    let mut files: Vec<PathBuf> = Vec::new();
+    let out = settings.out.as_deref();
+    if let Some(dir) = out {
+        write_preamble(dir, settings, &mut files)?;
+    }
+    let mut results = Vec::with_capacity(trials.len());
+    for (r, pcaps) in trials {
+        if let Some(dir) = out {
+            write_trial(dir, &r, &mut files)?;
+            for c in &pcaps {
+                let rel = channel_file(&r, c.channel);
+                write_atomic(dir, &rel, &c.pcap)?;
+                files.push(rel);
+            }
+        }
+        results.push(r);
+    }
+    conclude(exp, settings, status, error, planned, results, files)
 }
 
 fn describe(r: &TrialResult) -> String {

@@ -222,13 +222,27 @@ impl Recorder {
         path: &Path,
     ) -> io::Result<u64> {
         let f = File::create(path)?;
-        let mut w = PcapWriter::new(BufWriter::new(f))?;
+        let (n, _) = self.channel_to(channel, radio, BufWriter::new(f))?;
+        Ok(n)
+    }
+
+    /// The pcap file [`Recorder::write_channel`] writes, in memory.
+    pub fn channel_pcap(&self, channel: usize, radio: RadioChannel) -> io::Result<Vec<u8>> {
+        Ok(self.channel_to(channel, radio, Vec::new())?.1)
+    }
+
+    fn channel_to<W: Write>(
+        &self,
+        channel: usize,
+        radio: RadioChannel,
+        out: W,
+    ) -> io::Result<(u64, W)> {
+        let mut w = PcapWriter::new(out)?;
         for (_, ns, rate, mpdu) in self.frames.iter().filter(|f| f.0 == channel) {
             w.write(*ns, &radio.radiotap(*rate), mpdu)?;
         }
         let n = w.packets();
-        w.finish()?;
-        Ok(n)
+        Ok((n, w.finish()?))
     }
 }
 

@@ -327,7 +327,12 @@ fn damage_status(damaged: Option<&str>) -> Result<(), Failure> {
     }
 }
 
-pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
+/// The keys, credentials and settings of `wisec decrypt`'s arguments,
+/// checked as the command checks them (usage errors carry the messages it
+/// prints): the key store — typed keys beside the handshake tracker with
+/// its credentials, named for the summary — and the pipeline's settings.
+/// IN, OUT and `--keys-out` are not looked at here.
+pub fn decrypt_setup(a: &DecryptArgs) -> Result<(TrackedKeys, DecryptConfig), Failure> {
     let suite = if a.suite.eq_ignore_ascii_case("auto") {
         None
     } else {
@@ -445,6 +450,23 @@ not a {n}-byte {opt} key",
         station: mac("--station", &a.station)?,
         ethernet: a.ethernet,
     };
+    let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
+    // The tracker's credentials in the order they were added above.
+    let mut names = Vec::new();
+    for (opt, n) in [
+        ("--passphrase", a.passphrase.len()),
+        ("--psk", a.psk.len()),
+        ("--pmk", a.pmk.len()),
+        ("--msk", a.msk.len()),
+    ] {
+        names.extend((1..=n).map(|i| format!("{opt} #{i}")));
+    }
+    store.name_credentials(names);
+    Ok((store, cfg))
+}
+
+pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
+    let (mut store, cfg) = decrypt_setup(&a)?;
     let mut files = Files {
         input: &a.input,
         output: &a.output,
@@ -460,18 +482,6 @@ not a {n}-byte {opt} key",
         files.others.push(("--keys-out", k));
     }
     files.check()?;
-    let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
-    // The tracker's credentials in the order they were added above.
-    let mut names = Vec::new();
-    for (opt, n) in [
-        ("--passphrase", a.passphrase.len()),
-        ("--psk", a.psk.len()),
-        ("--pmk", a.pmk.len()),
-        ("--msk", a.msk.len()),
-    ] {
-        names.extend((1..=n).map(|i| format!("{opt} #{i}")));
-    }
-    store.name_credentials(names);
     let written = with_io(&files, |r, w, tick| {
         pipeline::decrypt(r, w, &mut store, cfg, tick)
     })?;
@@ -547,7 +557,7 @@ pub fn parse_mac(s: &str) -> Option<MacAddr> {
 }
 
 /// Adds the tracker's handshake counters to the per-link summary.
-fn merge_handshakes(s: &mut DecryptSummary, store: &TrackedKeys) {
+pub fn merge_handshakes(s: &mut DecryptSummary, store: &TrackedKeys) {
     for (aa, spa, st, rejected) in store.link_reports() {
         let l = s.links.entry(format!("{aa} {spa}")).or_default();
         l.handshakes_seen = st.handshakes_seen;

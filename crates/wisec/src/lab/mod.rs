@@ -201,7 +201,9 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
     }
 }
 
-fn load(name: &str) -> Result<Scenario, Failure> {
+/// The scenario `name`: a scenario file (`.toml`, or any file that
+/// exists), else a built-in experiment's.
+pub fn load(name: &str) -> Result<Scenario, Failure> {
     let as_path = Path::new(name);
     if name.ends_with(".toml") || as_path.is_file() {
         return Scenario::from_file(as_path).map_err(|e| Failure::Usage(e.to_string()));
@@ -284,18 +286,25 @@ fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
         let (k, val) = s
             .split_once('=')
             .ok_or_else(|| Failure::Usage(format!("--set {s}: give KEY=VALUE")))?;
-        let k = k.trim();
-        let k = if k.contains('.') || TOP_LEVEL.contains(&k) {
-            k.to_string()
-        } else {
-            format!("params.{k}")
-        };
-        v.push((k, val.trim().to_string()));
+        v.push((set_key(k), val.trim().to_string()));
     }
     Ok(v)
 }
 
-fn calibration(spec: &str) -> Result<Calibration, Failure> {
+/// The scenario path a `--set` key names: a dotted path or a top-level
+/// field as it is, any other word an experiment parameter (`params.KEY`).
+pub fn set_key(k: &str) -> String {
+    let k = k.trim();
+    if k.contains('.') || TOP_LEVEL.contains(&k) {
+        k.to_string()
+    } else {
+        format!("params.{k}")
+    }
+}
+
+/// The crypto cost model of `--calibration`: `nominal`, `measure` or a
+/// file written by `wisec lab calibrate`.
+pub fn calibration(spec: &str) -> Result<Calibration, Failure> {
     match spec {
         "nominal" => Ok(Calibration::nominal()),
         "measure" => Ok(Calibration::measure(300)),
