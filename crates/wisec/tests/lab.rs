@@ -375,9 +375,9 @@ fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(pcaps.len(), 1, "{pcaps:?}");
-    let udp = |key: Option<String>| {
+    let count = |filter: &str, key: Option<String>| {
         let mut c = Command::new("tshark");
-        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", "udp"]);
+        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", filter]);
         if let Some(k) = key {
             c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &k]);
         }
@@ -387,12 +387,21 @@ fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
         assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
         String::from_utf8(t.stdout).unwrap().lines().count()
     };
-    // Encrypted without the key, readable with it.
-    assert_eq!(udp(None), 0);
-    let n = udp(Some(format!(
-        "uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""
-    )));
-    assert!(n > 50, "{n} UDP datagrams decrypted");
+    let key = || Some(format!("uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""));
+    // Encrypted without the key, readable with it: every protected data
+    // frame on the air decrypts (a decrypted frame shows its LLC header),
+    // and they carry the UDP transfer.
+    assert_eq!(count("udp", None), 0);
+    let protected = "wlan.fc.protected == 1 && wlan.fc.type == 2";
+    let on_air = count(protected, None);
+    assert!(on_air > 50, "{on_air} protected data frames");
+    assert_eq!(count(&format!("{protected} && llc"), key()), on_air);
+    assert_eq!(count(&format!("{protected} && !llc"), key()), 0);
+    let n = count("udp", key());
+    assert!(
+        n > 50 && n <= on_air,
+        "{n} UDP datagrams decrypted of {on_air}"
+    );
 }
 
 #[test]
