@@ -4,14 +4,12 @@
 //! option; `attack run` sends exactly rate × duration frames and names
 //! attacks and protections as the command line does.
 
+mod common;
+
 use serde_json::Value;
-use std::process::Command;
 
 fn wisec(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_wisec"))
-        .args(args)
-        .output()
-        .expect("run wisec");
+    let o = common::wisec(args);
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -19,32 +17,10 @@ fn wisec(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-const TOO_BIG_SEED: &str = "9223372036854775808"; // 2^63
-
-#[test]
-fn attack_sends_rate_times_duration_frames() {
-    for (rate, secs, want) in [("100", "10", 1000), ("200", "10", 2000), ("7", "3", 21)] {
-        let (code, out, err) = wisec(&[
-            "attack",
-            "run",
-            "--attack",
-            "authflood",
-            "--protection",
-            "none",
-            "--stations",
-            "1",
-            "--rate",
-            rate,
-            "--duration",
-            secs,
-            "--json",
-        ]);
-        assert_eq!(code, 0, "{err}");
-        let v: Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["attacker"]["sent"], want, "{rate}/s for {secs} s");
-    }
-    // A duration with its unit: 500 ms at 100/s is 50 frames.
-    let (code, out, err) = wisec(&[
+/// Frames the attacker of a one-station authflood sent, with `extra`
+/// options.
+fn frames_sent(extra: &[&str]) -> Value {
+    let mut args = vec![
         "attack",
         "run",
         "--attack",
@@ -53,13 +29,25 @@ fn attack_sends_rate_times_duration_frames() {
         "none",
         "--stations",
         "1",
-        "--duration",
-        "500ms",
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (code, out, err) = wisec(&args);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["attacker"]["sent"], 50);
+    v["attacker"]["sent"].clone()
+}
+
+const TOO_BIG_SEED: &str = "9223372036854775808"; // 2^63
+
+#[test]
+fn attack_sends_rate_times_duration_frames() {
+    for (rate, secs, want) in [("100", "10", 1000), ("200", "10", 2000), ("7", "3", 21)] {
+        let sent = frames_sent(&["--rate", rate, "--duration", secs]);
+        assert_eq!(sent, want, "{rate}/s for {secs} s");
+    }
+    // A duration with its unit: 500 ms at 100/s is 50 frames.
+    assert_eq!(frames_sent(&["--duration", "500ms"]), 50);
 }
 
 #[test]
