@@ -170,6 +170,16 @@ pub fn fourway(data: &[u8]) {
         let mut deauth = false;
         while let Some(e) = auth.poll_event() {
             deauth |= matches!(e, Event::Deauthenticate(_));
+            if e == Event::FourWayComplete {
+                // Message 3 handed out the group keys in force, also
+                // when a group rekey was under way (its keys, not the
+                // retired ones): the two sides hold the same GTK.
+                assert_eq!(
+                    supp.group_keys().map(|g| g.gtk.key()),
+                    Some(auth.group_keys().gtk.key()),
+                    "the supplicant's GTK is not the authenticator's"
+                );
+            }
             if e == Event::PtkInstalled {
                 let tk = auth.ptk().expect("a PTK after PtkInstalled").tk().to_vec();
                 inst_auth.ptk("authenticator", &tk);
