@@ -608,7 +608,7 @@ pub struct ReportInputs<'a> {
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str]) -> CryptoArgs {
+    fn try_args(extra: &[&str]) -> Result<CryptoArgs, clap::Error> {
         use clap::Parser;
         #[derive(Parser)]
         struct T {
@@ -617,7 +617,11 @@ mod tests {
         }
         let mut v = vec!["t"];
         v.extend_from_slice(extra);
-        T::try_parse_from(v).unwrap().a
+        T::try_parse_from(v).map(|t| t.a)
+    }
+
+    fn args(extra: &[&str]) -> CryptoArgs {
+        try_args(extra).unwrap()
     }
 
     #[test]
@@ -671,15 +675,20 @@ mod tests {
             &["--sizes", "2305"],
             &["--ops", "sign"],
             &["--samples", "0"],
-            &["--duration", "0"],
+            &["--duration", "0ms"],
+            &["--duration", "15"],
+            &["--duration", "61s"],
             &["--duration", "inf"],
             &["--frames", "0"],
         ] {
-            assert!(
-                matches!(config(&args(bad)), Err(Failure::Usage(_))),
-                "{bad:?}"
-            );
+            // Refused by the command line's parser, or by the checks
+            // after it: a usage error either way.
+            if let Ok(a) = try_args(bad) {
+                assert!(matches!(config(&a), Err(Failure::Usage(_))), "{bad:?}");
+            }
         }
+        let t = config(&args(&["--duration", "2.5ms"])).unwrap().sample_time;
+        assert!((t.as_secs_f64() - 0.0025).abs() < 1e-9, "{t:?}");
     }
 
     #[test]
