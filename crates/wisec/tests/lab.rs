@@ -340,6 +340,25 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// multihop's bad input is refused before anything is created: a nice
+/// level Linux does not have, a chain without a relay, a run that is not
+/// live.
+#[test]
+fn multihop_refuses_bad_input_before_it_starts() {
+    for (set, says) in [
+        ("nice=-21,0", "-21 is not a nice level"),
+        ("nice=[19, 20]", "20 is not a nice level"),
+        ("chain=2", "3 to 50 nodes"),
+        ("live=false", "runs only live"),
+        ("load_on=sender", "load_on"),
+    ] {
+        let o = wisec(&["lab", "run", "multihop", "--set", set]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{set}: {err}");
+        assert!(err.contains(says), "{set}: {err}");
+    }
+}
+
 #[test]
 fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
     let dir = tempfile::tempdir().unwrap();

@@ -182,7 +182,9 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
-                let live = if experiment::not_live(e.name).is_none() {
+                let live = if experiment::live_only(e.name) {
+                    " (live only)"
+                } else if experiment::not_live(e.name).is_none() {
                     " (also --live)"
                 } else {
                     ""
@@ -391,7 +393,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         {
             use wisec_lab::live::sys;
             sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
-            sys::require_programs(&["ip", "iperf3", "ping"])
+            sys::require_programs(&exp.live_programs())
                 .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
         }
     }
@@ -447,6 +449,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
                 outcome.results.len(),
                 outcome.planned
             );
+            // A live experiment removes its namespaces and programs when
+            // dropped; exit does not run destructors.
+            drop(exp);
             std::process::exit(130);
         }
         Status::Failed => Err(Failure::Runtime(anyhow!(
