@@ -41,6 +41,14 @@ install_prereqs() {
     command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
     command -v iperf3 >/dev/null 2>&1 || missing_pkgs+=(iperf3)
     command -v ping >/dev/null 2>&1 || missing_pkgs+=(iputils-ping)
+    # WPA2-Enterprise in the live lab (`wisec lab run auth`): FreeRADIUS as
+    # the authentication server (radclient checks it), wpa_supplicant as the
+    # stations' EAP peer, eapol_test as an independent peer of the LEAP
+    # server, openssl for each run's certificates.
+    [ -x /usr/sbin/freeradius ] || missing_pkgs+=(freeradius)
+    command -v radclient >/dev/null 2>&1 || missing_pkgs+=(freeradius-utils)
+    [ -x /usr/sbin/wpa_supplicant ] || missing_pkgs+=(wpasupplicant)
+    command -v eapol_test >/dev/null 2>&1 || missing_pkgs+=(eapoltest)
     # `lab run multihop` (seed 004): babeld routes an ad hoc chain, strongSwan
     # (charon, swanctl, and kernel-libipsec from the extra plugins) secures
     # its ends, ffmpeg streams the load, nftables keeps cleartext off the air;

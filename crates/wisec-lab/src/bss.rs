@@ -32,6 +32,9 @@ use wisec_proto::time::Instant;
 use wisec_wire::element::{Akm, CipherSuite, List, RsnCapabilities, Rsne};
 use wisec_wire::frame_control::{FrameControl, FrameType};
 use wisec_wire::mgmt::{MgmtFrame, MgmtSubtype};
+mod enterprise;
+pub use enterprise::{Dot1xOutcome, Dot1xRecord};
+
 use wisec_wire::{
     Addressing, AuthAlgorithm, BeaconFields, CapabilityInfo, DataFrame, DataFrameRepr, ElementId,
     Elements, EtherType, HeaderRepr, MacAddr, MgmtBody, MgmtFrameRepr, StatusCode,
@@ -388,9 +391,15 @@ const EXT_RATES: [u8; 6] = [50, 4, 0x30, 0x48, 0x60, 0x6c];
 /// The RSNE of the lab's BSS for `sec` (9.4.2.24): PSK, the suite as
 /// pairwise and group cipher.
 pub fn rsne(sec: Security) -> Option<Vec<u8>> {
+    rsne_for(sec, Akm::PSK)
+}
+
+/// The RSNE of the lab's BSS for `sec` with the AKM `akm` (PSK, or 802.1X
+/// for WPA2-Enterprise).
+pub fn rsne_for(sec: Security, akm: Akm) -> Option<Vec<u8>> {
     let cs = cipher_suite(sec)?;
     let pairwise = [cs];
-    let akms = [Akm::PSK];
+    let akms = [akm];
     let r = Rsne {
         group_data_cipher: Some(cs),
         pairwise: Some(List::Items(&pairwise)),
@@ -415,8 +424,25 @@ fn cipher_suite(sec: Security) -> Option<CipherSuite> {
 }
 
 fn negotiated(sec: Security) -> Option<Negotiated> {
+    negotiated_for(sec, Akm::PSK)
+}
+
+fn negotiated_for(sec: Security, akm: Akm) -> Option<Negotiated> {
     let cs = cipher_suite(sec)?;
-    Some(Negotiated::rsn(Akm::PSK, cs, cs, None))
+    Some(Negotiated::rsn(akm, cs, cs, None))
+}
+
+/// What both ends of an association with `spa` agreed on before a 4-way
+/// handshake: `neg`, and the same RSNE `rsne` in the AP's beacons and the
+/// station's request (the lab's stations copy the AP's).
+fn association(neg: Negotiated, rsne: &[u8], spa: MacAddr) -> Option<Association> {
+    Some(Association {
+        negotiated: neg,
+        aa: BSSID,
+        spa,
+        ap_rsne: ElementBuf::new(rsne).ok()?,
+        sta_rsne: ElementBuf::new(rsne).ok()?,
+    })
 }
 
 /// The PMK of the lab's passphrase and SSID (IEEE Std 802.11-2020,
@@ -472,6 +498,8 @@ struct Client {
     keys: Keys,
     /// The PTK's management-frame key, once PMF is in use (12.6.19).
     mgmt: Option<Box<Pairwise>>,
+    /// The 802.1X authenticator of a WPA2-Enterprise BSS.
+    eap: Option<Box<wisec_proto::dot1x::Authenticator>>,
 }
 
 /// The access point: beacons, answers authentication and association,
@@ -497,6 +525,8 @@ pub struct ApNode {
     pmf: bool,
     /// When a Deauthentication for a class 3 frame last went to a station.
     class3: BTreeMap<MacAddr, Time>,
+    /// WPA2-Enterprise: the 802.1X authenticator's setup and RADIUS port.
+    dot1x: Option<Box<enterprise::ApDot1x>>,
 }
 
 impl core::fmt::Debug for ApNode {
@@ -539,6 +569,7 @@ impl ApNode {
             qos_tid: None,
             pmf: false,
             class3: BTreeMap::new(),
+            dot1x: None,
         }
     }
 
@@ -629,6 +660,7 @@ impl ApNode {
                         auth: None,
                         keys: Keys::none(self.sec),
                         mgmt: None,
+                        eap: None,
                     });
                     c.associated = true;
                 }
@@ -723,6 +755,7 @@ impl ApNode {
                         auth: None,
                         keys: Keys::wep(self.sec).unwrap_or_else(|| Keys::none(self.sec)),
                         mgmt: None,
+                        eap: None,
                     },
                 );
                 let body = MgmtBody::Authentication {
@@ -750,21 +783,20 @@ impl ApNode {
                 }
                 let aid = c.aid;
                 let mut status = StatusCode::SUCCESS;
+                let enterprise = self.dot1x.is_some();
+                let mut start_eap = false;
                 if let (Some(neg), Some(ap_rsne)) = (negotiated(self.sec), self.rsne.as_ref()) {
                     let ok = sta_rsne.as_deref() == Some(ap_rsne.as_slice());
-                    match (ok, pmk(), self.group_keys.clone()) {
+                    // The passphrase's PMK only for PSK: its 4096 PBKDF2
+                    // rounds are no part of an 802.1X association.
+                    let psk = if enterprise { None } else { pmk() };
+                    match (ok, psk, self.group_keys.clone()) {
+                        // 802.1X: the PMK comes from the authentication
+                        // server after association (12.7.1.3).
+                        (true, _, Some(_)) if enterprise => start_eap = true,
                         (true, Some(pmk), Some(gk)) => {
-                            let (Ok(a), Ok(s)) =
-                                (ElementBuf::new(ap_rsne), ElementBuf::new(ap_rsne))
-                            else {
+                            let Some(assoc) = association(neg, ap_rsne, sta) else {
                                 return;
-                            };
-                            let assoc = Association {
-                                negotiated: neg,
-                                aa: BSSID,
-                                spa: sta,
-                                ap_rsne: a,
-                                sta_rsne: s,
                             };
                             c.auth = Authenticator::new(assoc, pmk, gk, Timing::default())
                                 .ok()
@@ -782,6 +814,10 @@ impl ApNode {
                 };
                 let var = elements(false, None, false);
                 self.send_mgmt(ctx, MgmtSubtype::AssocResponse, sta, body, &var);
+                if start_eap {
+                    self.dot1x_start(now, sta, ctx);
+                    return;
+                }
                 // 12.7.6.2: the authenticator starts with message 1.
                 if let Some(c) = self.clients.get_mut(&sta) {
                     if let Some(a) = c.auth.as_mut() {
@@ -971,6 +1007,10 @@ impl ApNode {
             return;
         };
         if let Some(pdu) = eapol_pdu(frame) {
+            if self.dot1x.is_some() && !enterprise::is_eapol_key(&pdu) {
+                self.dot1x_eapol(now, sta, &pdu, ctx);
+                return;
+            }
             if let Some(a) = self.clients.get_mut(&sta).and_then(|c| c.auth.as_mut()) {
                 let _ = a.handle_rx(now_instant(now), &pdu, &mut self.rng);
             }
@@ -1011,6 +1051,12 @@ impl ApNode {
         let ready = self.radio.charge(now, sec, Op::Unprotect, frame.len());
         if let Some((_, _, eth)) = eth_from_data(&plain) {
             self.radio.stats.data_rx += 1;
+            // A protected EAPOL frame (a station authenticating again)
+            // belongs to the authenticator, not to the wired side.
+            if self.dot1x.is_some() && eth.get(12..14) == Some(&EAPOL.0.to_be_bytes()[..]) {
+                self.dot1x_eapol(now, sta, &eth[14..], ctx);
+                return;
+            }
             self.rxq.push_back((ready, eth));
             self.radio.timer(ctx, T_RX, ready);
         }
@@ -1155,6 +1201,7 @@ impl Node for ApNode {
                     ap.handle_timeout(now_instant(now));
                     self.pump_disco(now, ctx);
                 } else {
+                    self.dot1x_timeouts(now, ctx);
                     let stas: Vec<MacAddr> = self.clients.keys().copied().collect();
                     for s in stas {
                         if let Some(a) = self.clients.get_mut(&s).and_then(|c| c.auth.as_mut()) {
@@ -1172,6 +1219,10 @@ impl Node for ApNode {
 
     fn on_wired(&mut self, now: Time, _port: PortId, packet: &[u8], ctx: &mut Ctx<'_>) {
         self.forward(now, packet, ctx);
+    }
+
+    fn on_input(&mut self, now: Time, ctx: &mut Ctx<'_>) {
+        self.dot1x_input(now, ctx);
     }
 }
 
@@ -1223,6 +1274,9 @@ pub struct StaNode {
     /// A device outside the simulation (the live lab's TAP) that sends and
     /// receives the station's Ethernet frames instead of [`Self::stack`].
     tap: Option<SharedPort>,
+    /// WPA2-Enterprise: EAP goes to and from the TAP's supplicant, the
+    /// MSK comes in through a port of its own.
+    dot1x: Option<Box<enterprise::StaDot1x>>,
 }
 
 impl core::fmt::Debug for StaNode {
@@ -1271,6 +1325,7 @@ impl StaNode {
             mgmt: None,
             disconnects: 0,
             tap: None,
+            dot1x: None,
         }
     }
 
@@ -1310,6 +1365,9 @@ impl StaNode {
         self.keys.rx_pn = [None; 2];
         self.supp = None;
         self.mgmt = None;
+        if let Some(d) = self.dot1x.as_mut() {
+            d.reset();
+        }
     }
 
     /// Sets the interface the simulator gave the station.
@@ -1358,7 +1416,7 @@ impl StaNode {
 
     fn associate(&mut self, now: Time, ctx: &mut Ctx<'_>) {
         self.phase = StaPhase::Associating;
-        let r = rsne(self.sec);
+        let r = self.own_rsne();
         let var = elements(true, r.as_deref(), false);
         let body = MgmtBody::AssocRequest {
             capability: CapabilityInfo(CapabilityInfo::ESS | CapabilityInfo::SHORT_SLOT_TIME),
@@ -1396,7 +1454,7 @@ impl StaNode {
                 }
                 // The AP must offer what the station is configured for.
                 let offered = els.find_id(ElementId::RSN).map(|e| e.data.to_vec());
-                let wanted = rsne(self.sec).map(|r| r[2..].to_vec());
+                let wanted = self.own_rsne().map(|r| r[2..].to_vec());
                 if offered == wanted {
                     self.authenticate(now, ctx);
                 }
@@ -1411,18 +1469,13 @@ impl StaNode {
                 if repr.header.addr1 == self.addr && status.is_success() =>
             {
                 self.tries = 0;
-                if let (Some(neg), Some(r), Some(pmk)) =
+                if self.dot1x.is_some() {
+                    self.dot1x_associated();
+                } else if let (Some(neg), Some(r), Some(pmk)) =
                     (negotiated(self.sec), rsne(self.sec), pmk())
                 {
-                    let (Ok(a), Ok(s)) = (ElementBuf::new(&r), ElementBuf::new(&r)) else {
+                    let Some(assoc) = association(neg, &r, self.addr) else {
                         return;
-                    };
-                    let assoc = Association {
-                        negotiated: neg,
-                        aa: BSSID,
-                        spa: self.addr,
-                        ap_rsne: a,
-                        sta_rsne: s,
                     };
                     self.supp = Supplicant::new(assoc, pmk).ok().map(Box::new);
                     self.phase = StaPhase::Handshake;
@@ -1561,7 +1614,11 @@ impl StaNode {
             return;
         }
         if let Some(pdu) = eapol_pdu(frame) {
-            self.on_eapol(now, &pdu, ctx);
+            if self.dot1x.is_some() {
+                self.dot1x_eapol_from_ap(now, pdu, ctx);
+            } else {
+                self.on_eapol(now, &pdu, ctx);
+            }
             return;
         }
         if self.phase != StaPhase::Connected {
@@ -1739,8 +1796,12 @@ impl Node for StaNode {
         let Some(port) = self.tap.clone() else {
             return;
         };
+        self.dot1x_keys(now, ctx);
         let frames = port.borrow_mut().take_due(now);
         for eth in frames {
+            if self.phase != StaPhase::Connected && self.dot1x_uncontrolled(now, &eth, ctx) {
+                continue;
+            }
             if self.phase != StaPhase::Connected || eth.len() < 14 {
                 port.borrow_mut().stats.dropped += 1;
                 continue;

@@ -886,22 +886,41 @@ trials completed before it.\n",
             "- channel captures (radiotap, link type 127, virtual time from 1970-01-01), \
 for Wireshark or tshark:\n",
         );
-        for p in pcaps {
+        for p in &pcaps {
             let _ = writeln!(s, "  - `{}`", p.display());
         }
         let secrets: Vec<String> = results
             .iter()
             .filter_map(|r| r.secrets.as_ref())
-            .map(|k| match (&k.passphrase, &k.wep_key_hex) {
-                (Some(p), _) => format!("{}: SSID `{}`, passphrase `{p}`", k.suite, k.ssid),
-                (None, Some(w)) => format!("{}: WEP key `{w}`", k.suite),
-                (None, None) => format!("{}: no keys", k.suite),
+            .map(|k| match (&k.passphrase, &k.wep_key_hex, &k.msk_hex) {
+                (Some(p), _, _) => format!("{}: SSID `{}`, passphrase `{p}`", k.suite, k.ssid),
+                (None, Some(w), _) => format!("{}: WEP key `{w}`", k.suite),
+                (None, None, Some(_)) => format!(
+                    "{}: 802.1X, each trial's MSK in its `secrets.msk_hex` (`wisec decrypt --msk`, \
+tshark's `msk` key), below for the captured trials",
+                    k.suite
+                ),
+                (None, None, None) => format!("{}: no keys", k.suite),
             })
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
         for k in secrets {
             let _ = writeln!(s, "  - keys: {k}");
+        }
+        for p in &pcaps {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let msk = results.iter().find_map(|r| {
+                let m = r.secrets.as_ref()?.msk_hex.as_ref()?;
+                name.starts_with(&format!("{}-", trial_stem(r)))
+                    .then_some(m)
+            });
+            if let Some(m) = msk {
+                let _ = writeln!(s, "  - `{}`: MSK `{m}`", p.display());
+            }
         }
     }
     s

@@ -95,6 +95,44 @@ impl RadioChannel {
     }
 }
 
+/// Reads back a capture this module wrote (nanosecond pcap, little
+/// endian, radiotap): every record's time (ns) and MPDU (radiotap header
+/// removed). A record cut short ends the list (a capture still being
+/// written); another file format is an error.
+pub fn read_mpdus(path: &std::path::Path) -> io::Result<Vec<(u64, Vec<u8>)>> {
+    let data = std::fs::read(path)?;
+    let bad = |what: &str| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {what}", path.display()),
+        )
+    };
+    let magic = data
+        .get(0..4)
+        .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+    let link = data
+        .get(20..24)
+        .map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+    if magic != Some(MAGIC_NANO) || link != Some(LINKTYPE_RADIOTAP) {
+        return Err(bad("not a nanosecond radiotap pcap as the lab writes"));
+    }
+    let mut out = Vec::new();
+    let mut pos = 24usize;
+    while let Some(h) = data.get(pos..pos + 16) {
+        let le = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
+        let ns = u64::from(le(0)) * 1_000_000_000 + u64::from(le(4));
+        let len = le(8) as usize;
+        let Some(rec) = data.get(pos + 16..pos + 16 + len) else {
+            break;
+        };
+        if let Ok(rt) = wisec_wire::Radiotap::new_checked(rec) {
+            out.push((ns, rt.payload().to_vec()));
+        }
+        pos += 16 + len;
+    }
+    Ok(out)
+}
+
 /// A pcap file being written, one record per MPDU.
 pub struct PcapWriter<W: Write> {
     out: W,

@@ -474,6 +474,11 @@ pub const BUILTIN: &[Builtin] = &[
         text: include_str!("../../../scenarios/attacks.toml"),
     },
     Builtin {
+        name: "auth",
+        path: "scenarios/auth.toml",
+        text: include_str!("../../../scenarios/auth.toml"),
+    },
+    Builtin {
         name: "discosec",
         path: "scenarios/discosec.toml",
         text: include_str!("../../../scenarios/discosec.toml"),

@@ -8,6 +8,8 @@
 //! the machine's CPU while its medium keeps real time.
 #![cfg(target_os = "linux")]
 
+mod tshark;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
@@ -52,31 +54,7 @@ fn processes_mentioning(needle: &str) -> Vec<String> {
 /// tshark's decryption of `pcap` with the passphrase: the protocols of
 /// every decrypted frame.
 fn tshark_protocols(pcap: &Path, ssid: &str, pass: &str) -> Vec<String> {
-    let key = format!("uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\"");
-    let out = Command::new("tshark")
-        .args(["-n", "-r"])
-        .arg(pcap)
-        .args([
-            "-o",
-            "wlan.enable_decryption:TRUE",
-            "-o",
-            &key,
-            "-T",
-            "fields",
-            "-e",
-            "frame.protocols",
-        ])
-        .output()
-        .expect("tshark runs (Debian package tshark)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
+    tshark::decrypted_protocols(pcap, &format!("\"wpa-pwd\",\"{pass}:{ssid}\""))
 }
 
 #[test]

@@ -14,6 +14,9 @@
 //! - [`pmf`]: 802.11w management frame protection: MFPC/MFPR
 //!   negotiation, protected robust management frames, SA Query.
 //! - [`discosec`]: DiscoSec access point and station (seed 003).
+//! - [`dot1x`]: the IEEE 802.1X authenticator of an access point, which
+//!   relays EAP between its stations and a RADIUS server ([`radius`]).
+//! - [`leap`]: the server side of Cisco's LEAP (seed 001).
 //! - [`time`]: the caller's clock as an opaque instant.
 //!
 //! Clause numbers refer to IEEE Std 802.11-2020.
@@ -25,11 +28,14 @@
 extern crate alloc;
 
 pub mod discosec;
+pub mod dot1x;
 pub mod fourway;
 pub mod group_key;
+pub mod leap;
 mod mgmt;
 pub mod pmf;
 mod queue;
+pub mod radius;
 pub mod rsn;
 pub mod time;
 

@@ -22,6 +22,10 @@ pub(crate) fn u32_le(b: &[u8], off: usize) -> Option<u32> {
     array::<4>(b, off).map(u32::from_le_bytes)
 }
 
+pub(crate) fn u32_be(b: &[u8], off: usize) -> Option<u32> {
+    array::<4>(b, off).map(u32::from_be_bytes)
+}
+
 pub(crate) fn u64_le(b: &[u8], off: usize) -> Option<u64> {
     array::<8>(b, off).map(u64::from_le_bytes)
 }

@@ -9,8 +9,8 @@
 //! MSDU to MPDU step), [`discosec`] (DiscoSec elements), [`mgmt`]
 //! (management frames), [`element`] (element
 //! walking, RSNE, WPA, vendor elements, MME), [`security`] (WEP/TKIP/CCMP/GCMP
-//! headers), [`llc`] (LLC/SNAP), [`eapol`] (EAPOL and EAPOL-Key) and
-//! [`radiotap`].
+//! headers), [`llc`] (LLC/SNAP), [`eapol`] (EAPOL and EAPOL-Key), [`eap`]
+//! (EAP packets), [`radius`] (RADIUS packets, RFC 2865) and [`radiotap`].
 //!
 //! Clause numbers refer to IEEE Std 802.11-2020 unless stated otherwise.
 #![no_std]
@@ -20,6 +20,7 @@
 mod bytes;
 pub mod data;
 pub mod discosec;
+pub mod eap;
 pub mod eapol;
 pub mod element;
 pub mod frame_control;
@@ -27,6 +28,7 @@ pub mod llc;
 pub mod mac_header;
 pub mod mgmt;
 pub mod radiotap;
+pub mod radius;
 pub mod security;
 
 pub use data::{Addressing, DataBody, DataFrame, DataFrameRepr};

@@ -249,8 +249,8 @@ fn bad_input_is_refused_before_anything_is_created() {
     let o = wisec(&["lab", "run", "saturation", "--live", "--quick"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot run live"));
-    // A missing program names its Debian package (no iperf3 on this PATH;
-    // `ip` is found in /usr/sbin).
+    // Missing programs are named at once with their Debian packages (no
+    // iperf3 or ping on this PATH; `ip` is found in /usr/sbin).
     let (o, pid) = run_pid(
         Command::new(env!("CARGO_BIN_EXE_wisec"))
             .args(["lab", "run", "overhead", "--live", "--quick"])
@@ -259,7 +259,7 @@ fn bad_input_is_refused_before_anything_is_created() {
     assert_eq!(o.status.code(), Some(1));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("iperf3 is not installed (Debian package: iperf3"),
+        err.contains("iperf3, ping are not installed (Debian packages: iperf3 iputils-ping"),
         "{err}"
     );
     assert!(namespaces_of_pid(pid).is_empty());

@@ -720,6 +720,7 @@ and joins again).",
             ssid: crate::bss::SSID.into(),
             passphrase: sec.is_rsn().then(|| crate::bss::PASSPHRASE.into()),
             wep_key_hex: None,
+            msk_hex: None,
         });
         r.sim_time_ns = sim.now().as_ns();
         r.events = sim.events_processed();

@@ -574,6 +574,7 @@ of competing 90/10 TCP/UDP traffic on the path.",
             ssid: crate::bss::SSID.into(),
             passphrase: None,
             wep_key_hex: None,
+            msk_hex: None,
         });
         r.sim_time_ns = o.end.as_ns();
         r.events = o.events;

@@ -442,6 +442,7 @@ the HT PHY at MCS 6)",
             ssid: crate::bss::SSID.into(),
             passphrase: None,
             wep_key_hex: None,
+            msk_hex: None,
         });
         r.sim_time_ns = o.end.as_ns();
         r.events = o.events;

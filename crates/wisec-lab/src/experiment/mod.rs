@@ -13,6 +13,8 @@
 //! [`TrialResult::secrets`] tell a decryptor how to read it.
 
 pub mod attacks;
+#[cfg(target_os = "linux")]
+pub mod auth;
 pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
@@ -69,6 +71,12 @@ between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20
         name: "congestion",
         summary: "1, 2 and 4 802.11n clients fetching 320 KB over TCP through a 100 Mb/s wired \
 bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdown, beside seed 000",
+    },
+    ExperimentInfo {
+        name: "auth",
+        summary: "802.1X authentication time of PEAP, LEAP, EAP-TLS, EAP-TTLS and EAP-MD5 with \
+FreeRADIUS and wpa_supplicant over a live link, WPA2-Enterprise end to end, beside seed 001's \
+tables 6-19 and 6-21 and seed 003's key exchange (live only, needs root)",
     },
     ExperimentInfo {
         name: "multihop",
@@ -389,6 +397,10 @@ pub struct Secrets {
     pub passphrase: Option<String>,
     /// Static WEP key in hex (WEP suites).
     pub wep_key_hex: Option<String>,
+    /// The MSK of an 802.1X authentication in hex (WPA2-Enterprise): its
+    /// first 32 octets are the PMK.
+    #[serde(default)]
+    pub msk_hex: Option<String>,
 }
 
 /// What one trial produced.
@@ -574,6 +586,13 @@ impl<'a> TrialEnv<'a> {
         }
     }
 
+    /// Whether the run was asked to stop (Ctrl-C, SIGTERM).
+    pub fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
+    }
+
     /// Connects the observer, if any, to `channel` of `sim`.
     pub fn observe(&self, sim: &mut Simulator, channel: ChannelId) {
         if let Some(o) = &self.observer {
@@ -628,6 +647,13 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
         "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
         #[cfg(target_os = "linux")]
+        "auth" => Ok(Box::new(auth::Auth::new(opts)?)),
+        #[cfg(not(target_os = "linux"))]
+        "auth" => Err(ExperimentError(
+            "auth runs live only, and the live lab needs Linux (network namespaces and TAP devices)"
+                .into(),
+        )),
+        #[cfg(target_os = "linux")]
         "multihop" => Ok(Box::new(multihop::Multihop::new(opts)?)),
         #[cfg(not(target_os = "linux"))]
         "multihop" => Err(ExperimentError(
@@ -642,7 +668,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
 /// Why experiment `name` cannot run live (`None`: it can).
 pub fn not_live(name: &str) -> Option<&'static str> {
     match name {
-        "overhead" | "multihop" => None,
+        "overhead" | "auth" | "multihop" => None,
         "saturation" => Some(
             "its stations are saturated frame sources inside the simulator, with no IP stack; \
 for a saturated live link use 'wisec bench live'",
@@ -669,7 +695,7 @@ shaped wired bottleneck yet",
 /// Whether experiment `name` runs only live (real programs in network
 /// namespaces, no simulated version).
 pub fn live_only(name: &str) -> bool {
-    name == "multihop"
+    name == "multihop" || name == "auth"
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and

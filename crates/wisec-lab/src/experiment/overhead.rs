@@ -1438,6 +1438,7 @@ fn secrets(sec: Security) -> Secrets {
             Security::Wep104 => Some(hex_of(WEP104_KEY)),
             _ => None,
         },
+        msk_hex: None,
     }
 }
 

@@ -71,13 +71,27 @@ pub struct LivePoint {
     pub lag_bound_fraction: f64,
 }
 
+/// The PHY of a live link at `rate` (802.11g for OFDM rates, 802.11b
+/// otherwise) and the lag bound of its trials: `fraction` of one
+/// 1500-octet frame's airtime.
+pub fn link_phy_and_bound(rate: Rate, fraction: f64) -> (PhyProfile, Time) {
+    let phy = if rate.is_ofdm() {
+        PhyProfile::g()
+    } else {
+        PhyProfile::b()
+    };
+    let bound = Time::from_ns((frame_airtime(&phy, rate).as_ns() as f64 * fraction).round() as u64);
+    (phy, bound)
+}
+
 /// The airtime of a data frame carrying a 1500-octet IP packet (MAC
 /// header, LLC/SNAP, FCS) at `rate` on `phy`.
 pub fn frame_airtime(phy: &PhyProfile, rate: Rate) -> Time {
     phy.ppdu_duration(24 + 8 + 1500 + 4, rate)
 }
 
-fn live_err(e: LiveError) -> ExperimentError {
+/// A live error as an experiment's: an interrupt stays an interrupt.
+pub(crate) fn live_err(e: LiveError) -> ExperimentError {
     match e {
         LiveError::Interrupted => ExperimentError::interrupted(),
         e => ExperimentError(format!("live: {e}")),
@@ -93,23 +107,12 @@ impl LiveState {
         p: &LivePoint,
         sim_traffic: Traffic,
     ) -> Result<TrialResult, ExperimentError> {
-        if env
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
-        {
+        if env.interrupted() {
             return Err(ExperimentError::interrupted());
         }
         let rate = Rate::from_mbps(p.mbps)
             .ok_or_else(|| ExperimentError(format!("no rate of {} Mb/s", p.mbps)))?;
-        let phy = if rate.is_ofdm() {
-            PhyProfile::g()
-        } else {
-            PhyProfile::b()
-        };
-        let bound = Time::from_ns(
-            (frame_airtime(&phy, rate).as_ns() as f64 * p.lag_bound_fraction).round() as u64,
-        );
+        let (phy, bound) = link_phy_and_bound(rate, p.lag_bound_fraction);
         let mut guard = self.bss.borrow_mut();
         if guard.is_none() {
             let mut cfg = BssConfig::new(p.security, p.mbps, 1).map_err(live_err)?;

@@ -39,6 +39,29 @@ pub(crate) fn mean_sd(v: &[f64]) -> (f64, f64) {
     (m, sd)
 }
 
+/// An override's value, read as a `T` within `range`; the error names the
+/// parameter `what` and the range.
+pub(crate) fn in_range<T>(
+    what: &str,
+    v: &str,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, ExperimentError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    v.trim()
+        .parse::<T>()
+        .ok()
+        .filter(|x| range.contains(x))
+        .ok_or_else(|| {
+            ExperimentError(format!(
+                "{what}: '{v}' ({} to {})",
+                range.start(),
+                range.end()
+            ))
+        })
+}
+
 /// An override's comma-separated list (`[a,b]`, `a,b`, quoted or not), each
 /// item read by `f`; `what` names the override in the error.
 pub(crate) fn list<T>(

@@ -19,7 +19,9 @@
 //! is named after the host). Addresses come from 10.99.0.0/24 by default,
 //! inside the namespaces only.
 
-use super::medium::{self, Device, LiveCapture, MediumOptions, MediumReport, Snapshot};
+use super::medium::{
+    self, Datagram, Device, Endpoint, LiveCapture, MediumOptions, MediumReport, Snapshot,
+};
 use super::net::{LiveNet, Netns};
 use super::sys::{LiveError, Result};
 use crate::bss::{ApNode, LinkStats, StaNode, StaPhase, BSSID};
@@ -35,6 +37,7 @@ use crate::wired::WiredConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::net::Ipv4Addr;
+use std::os::unix::net::UnixDatagram;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,6 +107,39 @@ pub struct BssConfig {
     pub wired: WiredConfig,
     /// Seed of the handshakes' nonces and the medium's random draws.
     pub seed: u64,
+    /// WPA2-Enterprise (IEEE 802.1X with a RADIUS server) instead of a
+    /// passphrase; `None`: PSK (or no keys at all).
+    pub enterprise: Option<EnterpriseConfig>,
+}
+
+/// WPA2-Enterprise: the AP's RADIUS server and authenticator timers. The
+/// stations' EAP peer is a program on their TAP (wpa_supplicant's wired
+/// driver); the MSK it derives reaches the station's 4-way supplicant
+/// through [`LiveBss::msk_sender`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnterpriseConfig {
+    /// The RADIUS authentication server (a wired host's address).
+    pub server: std::net::SocketAddrV4,
+    /// The shared secret between the AP and the server.
+    pub secret: String,
+    /// How long the AP waits for the server before sending an
+    /// Access-Request again, ms.
+    pub server_timeout_ms: u64,
+    /// Transmissions of an Access-Request before the AP gives up.
+    pub server_tries: u8,
+}
+
+impl EnterpriseConfig {
+    /// A server at `server` with `secret` and hostapd's RADIUS timers
+    /// (3 s, 3 transmissions).
+    pub fn new(server: std::net::SocketAddrV4, secret: &str) -> EnterpriseConfig {
+        EnterpriseConfig {
+            server,
+            secret: secret.to_string(),
+            server_timeout_ms: 3000,
+            server_tries: 3,
+        }
+    }
 }
 
 /// The station addresses of the lab: 02:1a:b0:00:01:NN.
@@ -159,6 +195,7 @@ impl BssConfig {
             prefix_len: 24,
             wired: WiredConfig::gigabit(),
             seed: 1,
+            enterprise: None,
         })
     }
 
@@ -248,6 +285,24 @@ impl BssConfig {
                 "A-MPDU aggregation needs an HT (802.11n) rate".into(),
             ));
         }
+        if let Some(e) = &self.enterprise {
+            if !self.security.is_rsn() || self.security.discosec_mode().is_some() {
+                return Err(LiveError::Config(format!(
+                    "WPA2-Enterprise needs an RSN suite (TKIP, CCMP or GCMP), not {}",
+                    self.security.name()
+                )));
+            }
+            if e.secret.is_empty() || e.secret.len() > 128 {
+                return Err(LiveError::Config(
+                    "the RADIUS shared secret must have 1 to 128 characters".into(),
+                ));
+            }
+            if e.server_tries == 0 || e.server_timeout_ms == 0 {
+                return Err(LiveError::Config(
+                    "the RADIUS timeout and tries must be positive".into(),
+                ));
+            }
+        }
         if !self.phy.supports(self.rate) {
             return Err(LiveError::Config(format!(
                 "the PHY does not have the rate {} Mb/s",
@@ -273,6 +328,9 @@ pub struct BssStatus {
     pub connected_s: Vec<Option<f64>>,
     /// The medium has ended.
     pub ended: bool,
+    /// WPA2-Enterprise: the AP's authentications so far.
+    #[serde(default)]
+    pub dot1x: Vec<crate::bss::Dot1xRecord>,
     /// The medium's counters and lag so far.
     pub medium: Snapshot,
 }
@@ -307,12 +365,26 @@ pub struct BssOutcome {
     pub ds_port: PortStats,
     /// The channel capture, if one was written.
     pub pcap: Option<PathBuf>,
+    /// WPA2-Enterprise: every authentication the AP ran.
+    #[serde(default)]
+    pub dot1x: Vec<crate::bss::Dot1xRecord>,
+    /// WPA2-Enterprise: the MSK each station's 4-way supplicant got from
+    /// its EAP peer (hex), and when (virtual seconds).
+    #[serde(default)]
+    pub station_msk: Vec<Option<(String, f64)>>,
 }
 
 /// The TAP devices of a BSS, between medium runs.
 struct Taps {
     ds: tappers::linux::Tap,
     stations: Vec<tappers::linux::Tap>,
+}
+
+/// The sockets of a WPA2-Enterprise medium run: the AP's RADIUS socket
+/// and each station's key port.
+struct Sockets {
+    radius: std::net::UdpSocket,
+    keys: Vec<UnixDatagram>,
 }
 
 /// What the medium's thread returns: the outcome and the devices, or the
@@ -331,6 +403,8 @@ pub struct LiveBss {
     config: BssConfig,
     taps: Option<Taps>,
     running: Option<Running>,
+    /// The sending ends of the stations' key ports (WPA2-Enterprise).
+    key_senders: Vec<UnixDatagram>,
 }
 
 impl std::fmt::Debug for LiveBss {
@@ -356,6 +430,7 @@ impl LiveBss {
             config,
             taps: Some(taps),
             running: None,
+            key_senders: Vec::new(),
         })
     }
 
@@ -415,12 +490,19 @@ impl LiveBss {
             connected_s: vec![None; self.config.stations.len()],
             ..BssStatus::default()
         }));
+        let sockets = match self.enterprise_sockets() {
+            Ok(s) => s,
+            Err(e) => {
+                self.taps = Some(taps);
+                return Err(e);
+            }
+        };
         let (cfg, cal) = (self.config.clone(), cal.clone());
         let (st, s2) = (Arc::clone(&stop), Arc::clone(&status));
         let pcap = pcap.map(Path::to_path_buf);
         let thread = std::thread::Builder::new()
             .name("wisec-medium".into())
-            .spawn(move || run_bss(&cfg, cal, taps, pcap, &st, &s2))
+            .spawn(move || run_bss(&cfg, cal, taps, sockets, pcap, &st, &s2))
             .map_err(|e| LiveError::io("starting the medium's thread", e))?;
         self.running = Some(Running {
             stop,
@@ -428,6 +510,77 @@ impl LiveBss {
             thread,
         });
         Ok(())
+    }
+
+    /// WPA2-Enterprise: the AP's RADIUS socket, created in the AP's
+    /// namespace and connected to the server, and a key port per station
+    /// (the medium keeps one end, [`LiveBss::msk_sender`] hands out the
+    /// other).
+    fn enterprise_sockets(&mut self) -> Result<Option<Sockets>> {
+        self.key_senders.clear();
+        let Some(e) = self.config.enterprise.clone() else {
+            return Ok(None);
+        };
+        let ap = self
+            .net
+            .netns(AP_NAME)
+            .cloned()
+            .ok_or_else(|| LiveError::Config("the AP has no namespace".into()))?;
+        let ap_ip = self.config.ap_ip;
+        let radius = super::net::in_netns(&ap, move || {
+            let s = std::net::UdpSocket::bind((ap_ip, 0))
+                .map_err(|err| LiveError::io(format!("binding a RADIUS socket to {ap_ip}"), err))?;
+            s.connect(e.server)
+                .map_err(|err| LiveError::io(format!("connecting to {}", e.server), err))?;
+            s.set_nonblocking(true)
+                .map_err(|err| LiveError::io("making the RADIUS socket non-blocking", err))?;
+            Ok::<_, LiveError>(s)
+        })??;
+        let mut keys = Vec::new();
+        for _ in &self.config.stations {
+            let (a, b) =
+                UnixDatagram::pair().map_err(|err| LiveError::io("creating a key port", err))?;
+            a.set_nonblocking(true)
+                .map_err(|err| LiveError::io("making a key port non-blocking", err))?;
+            keys.push(a);
+            self.key_senders.push(b);
+        }
+        Ok(Some(Sockets { radius, keys }))
+    }
+
+    /// WPA2-Enterprise: where the EAP peer's reader sends the MSK of
+    /// station `index` (one datagram of the MSK's octets), for the medium
+    /// run that [`LiveBss::start`] began.
+    pub fn msk_sender(&self, index: usize) -> Result<UnixDatagram> {
+        self.key_senders
+            .get(index)
+            .ok_or_else(|| LiveError::Config(format!("no key port for station {index}")))?
+            .try_clone()
+            .map_err(|e| LiveError::io("duplicating a key port", e))
+    }
+
+    /// Waits until every station has its keys, or an authentication
+    /// failed, or the medium ended, or `timeout`; the status then (check
+    /// [`BssStatus::all_connected`] and [`BssStatus::dot1x`]).
+    pub fn wait_authenticated(&self, timeout: Duration) -> Result<BssStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let s = self.status();
+            let failed = s.dot1x.iter().any(|r| {
+                r.outcome
+                    .is_some_and(|o| o != crate::bss::Dot1xOutcome::Accepted)
+            });
+            if s.all_connected() || failed || s.ended || Instant::now() >= deadline {
+                return Ok(s);
+            }
+            if self.net.interrupted() {
+                return Err(LiveError::Interrupted);
+            }
+            if self.running.is_none() {
+                return Err(LiveError::Config("the medium stopped".into()));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     /// The medium's latest status.
@@ -537,6 +690,7 @@ fn run_bss(
     c: &BssConfig,
     cal: Calibration,
     taps: Taps,
+    sockets: Option<Sockets>,
     pcap: Option<PathBuf>,
     stop: &Arc<AtomicBool>,
     status: &Arc<Mutex<BssStatus>>,
@@ -564,6 +718,35 @@ fn run_bss(
     if let Some(n) = sim.node_mut::<ApNode>(ap) {
         n.set_iface(ap_iface);
         n.qos_tid = tid;
+    }
+    let mut endpoints = Vec::new();
+    let (radius, mut key_sockets) = match sockets {
+        Some(s) => (Some(s.radius), s.keys.into_iter()),
+        None => (None, Vec::new().into_iter()),
+    };
+    if let (Some(e), Some(sock)) = (&c.enterprise, radius) {
+        let port = TapPort::shared();
+        let cfg = wisec_proto::dot1x::Config::new(
+            e.secret.as_bytes(),
+            c.ap_ip.octets(),
+            b"wisec-ap",
+            BSSID,
+            crate::bss::SSID.as_bytes(),
+        )
+        .map(|mut cfg| {
+            cfg.server_timeout_ms = e.server_timeout_ms;
+            cfg.server_tries = e.server_tries;
+            cfg
+        });
+        if let (Some(n), Some(cfg)) = (sim.node_mut::<ApNode>(ap), cfg) {
+            n.set_dot1x(cfg, Rc::clone(&port));
+        }
+        endpoints.push(Endpoint {
+            name: format!("{AP_NAME}/radius"),
+            node: ap,
+            port,
+            socket: Datagram::Udp(sock),
+        });
     }
     let ds_port = TapPort::shared();
     let bridge = sim.add_node(TapBridge::new(Rc::clone(&ds_port)));
@@ -594,7 +777,19 @@ fn run_bss(
         );
         node.set_tap(Rc::clone(&port));
         node.qos_tid = tid;
+        let key = key_sockets.next().map(|k| (k, TapPort::shared()));
+        if let Some((_, kp)) = &key {
+            node.set_dot1x(Rc::clone(kp));
+        }
         let id = sim.add_node(node);
+        if let Some((k, kp)) = key {
+            endpoints.push(Endpoint {
+                name: format!("{}/msk", s.name),
+                node: id,
+                port: kp,
+                socket: Datagram::Unix(k),
+            });
+        }
         let iface = sim.attach(id, channel, mac(s.addr));
         if let Some(n) = sim.node_mut::<StaNode>(id) {
             n.set_iface(iface);
@@ -652,12 +847,21 @@ fn run_bss(
             }
         }
         st.ended = ended;
+        if let Some(n) = sim.node::<ApNode>(ap) {
+            st.dot1x = n.dot1x_log();
+        }
     };
     let mut last = Snapshot::default();
-    let mut report = medium::run(&mut sim, &mut devices, &opts, &mut |s, snap| {
-        last = *snap;
-        publish(s, snap, false);
-    });
+    let mut report = medium::run_with_endpoints(
+        &mut sim,
+        &mut devices,
+        &mut endpoints,
+        &opts,
+        &mut |s, snap| {
+            last = *snap;
+            publish(s, snap, false);
+        },
+    );
     publish(&sim, &last, true);
     if let Some(cap) = capture {
         match cap.finish() {
@@ -692,6 +896,19 @@ fn run_bss(
         ds_port: ds_port.borrow().stats,
         pcap,
         medium: report,
+        dot1x: sim
+            .node::<ApNode>(ap)
+            .map(ApNode::dot1x_log)
+            .unwrap_or_default(),
+        station_msk: sta_nodes
+            .iter()
+            .map(|(id, _, _)| {
+                let n = sim.node::<StaNode>(*id)?;
+                let m = n.msk()?;
+                let hex: String = m.iter().map(|b| format!("{b:02x}")).collect();
+                Some((hex, n.msk_at().map_or(0.0, Time::as_secs_f64)))
+            })
+            .collect(),
     };
     match (outcome.medium.device_error.clone(), give_back(devices)) {
         (Some(e), taps) => Err((LiveError::Config(e), taps)),

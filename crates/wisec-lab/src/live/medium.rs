@@ -67,6 +67,65 @@ impl std::fmt::Debug for Device {
     }
 }
 
+/// A datagram socket the medium reads and writes for a node besides its
+/// TAP devices: the AP's RADIUS client socket (UDP, created in the AP's
+/// namespace), a station's key port (a Unix datagram socket whose other
+/// end the EAP peer's reader holds). Datagrams go through the node's port
+/// like a TAP's frames: stamped with their arrival on the way in, sent
+/// when delivered on the way out (by the medium's thread: a datagram to a
+/// socket is no bridge's work).
+pub struct Endpoint {
+    /// What it is, for messages (`ap/radius`).
+    pub name: String,
+    /// The node whose port it feeds.
+    pub node: NodeId,
+    /// The node's port.
+    pub port: SharedPort,
+    /// The socket (non-blocking).
+    pub socket: Datagram,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("name", &self.name)
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A connected datagram socket.
+#[derive(Debug)]
+pub enum Datagram {
+    /// UDP, connected to its peer.
+    Udp(std::net::UdpSocket),
+    /// A Unix datagram socket (one end of a pair).
+    Unix(std::os::unix::net::UnixDatagram),
+}
+
+impl Datagram {
+    fn recv(&self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Datagram::Udp(s) => s.recv(buf),
+            Datagram::Unix(s) => s.recv(buf),
+        }
+    }
+
+    fn send(&self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Datagram::Udp(s) => s.send(buf),
+            Datagram::Unix(s) => s.send(buf),
+        }
+    }
+
+    fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        match self {
+            Datagram::Udp(s) => s.as_fd(),
+            Datagram::Unix(s) => s.as_fd(),
+        }
+    }
+}
+
 /// A histogram of durations: 1 µs buckets up to 2 ms, 100 µs buckets up
 /// to 1 s, and the largest value exactly.
 #[derive(Debug, Clone)]
@@ -196,6 +255,16 @@ pub struct MediumReport {
     pub frames_out: u64,
     /// Writes to a device that failed.
     pub write_errors: u64,
+    /// Datagrams read from the endpoints.
+    #[serde(default)]
+    pub datagrams_in: u64,
+    /// Datagrams written to the endpoints.
+    #[serde(default)]
+    pub datagrams_out: u64,
+    /// The first error of an endpoint (a refused datagram: nothing listens
+    /// at the peer), if any; the run goes on.
+    #[serde(default)]
+    pub endpoint_error: Option<String>,
     /// The first device error, if any.
     pub device_error: Option<String>,
     /// The medium's threads ran under SCHED_FIFO.
@@ -319,6 +388,17 @@ pub fn run(
     opts: &MediumOptions,
     probe: &mut dyn FnMut(&Simulator, &Snapshot),
 ) -> MediumReport {
+    run_with_endpoints(sim, devices, &mut [], opts, probe)
+}
+
+/// [`run`] with datagram endpoints besides the devices.
+pub fn run_with_endpoints(
+    sim: &mut Simulator,
+    devices: &mut [Device],
+    endpoints: &mut [Endpoint],
+    opts: &MediumOptions,
+    probe: &mut dyn FnMut(&Simulator, &Snapshot),
+) -> MediumReport {
     let realtime = opts.realtime && make_realtime(REALTIME_PRIORITY);
     // Timers wake this thread to the microsecond, not the default 50 µs.
     let _ = nix::sys::prctl::set_timerslack(1_000);
@@ -360,13 +440,13 @@ pub fn run(
                 return (Written::default(), 0.0);
             }
         };
-        drive(sim, devices, opts, probe, &clock, &tx, &mut r);
+        drive(sim, devices, endpoints, opts, probe, &clock, &tx, &mut r);
         drop(tx);
         writer.join().unwrap_or_else(|_| (Written::default(), 0.0))
     });
     let (w, writer_cpu) = written;
     r.frames_out = w.frames;
-    r.write_errors = w.errors;
+    r.write_errors += w.errors;
     r.delivery_lag = w.delivery.stats();
     r.wall_s = clock.0.elapsed().as_secs_f64();
     r.virtual_s = sim.now().as_secs_f64();
@@ -381,9 +461,11 @@ pub fn run(
 }
 
 /// The medium's loop (see the module's documentation).
+#[allow(clippy::too_many_arguments)]
 fn drive(
     sim: &mut Simulator,
     devices: &[Device],
+    endpoints: &[Endpoint],
     opts: &MediumOptions,
     probe: &mut dyn FnMut(&Simulator, &Snapshot),
     clock: &Clock,
@@ -425,6 +507,27 @@ fn drive(
                 }
             }
         }
+        for e in endpoints {
+            for _ in 0..READ_BATCH {
+                match e.socket.recv(&mut buf) {
+                    Ok(n) => {
+                        let t = clock.now();
+                        e.port.borrow_mut().inbox.push_back((t, buf[..n].to_vec()));
+                        sim.schedule_input(e.node, t);
+                        r.datagrams_in += 1;
+                    }
+                    Err(err) if err.kind() == ErrorKind::WouldBlock => break,
+                    Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+                    Err(err) => {
+                        // ICMP port unreachable comes back as an error on a
+                        // connected socket: nothing listens at the peer.
+                        r.endpoint_error
+                            .get_or_insert_with(|| format!("{}: {err}", e.name));
+                        break;
+                    }
+                }
+            }
+        }
         // 2. Events whose time has come.
         for _ in 0..EVENT_BATCH {
             let Some(t) = sim.next_event_time() else {
@@ -445,6 +548,19 @@ fn drive(
                 if tx.send((i, t, f)).is_err() {
                     r.device_error = Some("the writer thread ended".into());
                     break 'run;
+                }
+            }
+        }
+        for e in endpoints {
+            let out = std::mem::take(&mut e.port.borrow_mut().outbox);
+            for (_, d) in out {
+                match e.socket.send(&d) {
+                    Ok(_) => r.datagrams_out += 1,
+                    Err(err) => {
+                        r.write_errors += 1;
+                        r.endpoint_error
+                            .get_or_insert_with(|| format!("{}: {err}", e.name));
+                    }
                 }
             }
         }
@@ -474,6 +590,11 @@ fn drive(
                     p.accepting && p.inbox.len() < INBOX_LIMIT
                 })
                 .map(|d| PollFd::new(d.tap.as_fd(), PollFlags::POLLIN))
+                .chain(
+                    endpoints
+                        .iter()
+                        .map(|e| PollFd::new(e.socket.fd(), PollFlags::POLLIN)),
+                )
                 .collect();
             let ts = nix::sys::time::TimeSpec::from_duration(Duration::from_nanos(sleep.as_ns()));
             let _ = nix::poll::ppoll(&mut fds, Some(ts), None);

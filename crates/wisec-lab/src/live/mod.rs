@@ -12,7 +12,9 @@
 //! receiver's TAP at the end of its airtime. Lag (how far events ran
 //! behind their virtual time) is measured and reported. [`bss`] builds a
 //! BSS of stations, an AP and wired hosts; [`tools`] runs iperf3 and ping
-//! in the namespaces and reads their results.
+//! in the namespaces and reads their results. For WPA2-Enterprise,
+//! [`radius`] runs FreeRADIUS, [`leap_server`] wisec's own LEAP server and
+//! [`supplicant`] wpa_supplicant as the stations' EAP peer.
 //!
 //! Everything a run creates carries the run's tag and is removed when it
 //! ends, on error, Ctrl-C or SIGTERM; the host's own namespace is never
@@ -23,12 +25,16 @@
 pub mod adhoc;
 pub mod babel;
 pub mod bss;
+pub mod enterprise;
 pub mod ipsec;
+pub mod leap_server;
 pub mod load;
 pub mod medium;
 pub mod net;
+pub mod radius;
 pub mod sched;
 pub mod secure_chain;
+pub mod supplicant;
 pub mod sys;
 pub mod tools;
 pub mod transfer;

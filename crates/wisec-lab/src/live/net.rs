@@ -153,7 +153,11 @@ impl LiveNet {
             Some(d) => {
                 std::fs::create_dir_all(d)
                     .map_err(|e| LiveError::io(format!("creating {}", d.display()), e))?;
-                (d.to_path_buf(), None)
+                // Absolute: the programs started in it run with other
+                // working directories and read the paths it gives them.
+                let d = std::path::absolute(d)
+                    .map_err(|e| LiveError::io(format!("resolving {}", d.display()), e))?;
+                (d, None)
             }
             None => {
                 let d = std::env::temp_dir().join(format!("{PREFIX}{tag}"));

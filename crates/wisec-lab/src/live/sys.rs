@@ -26,6 +26,16 @@ namespaces and TAP devices; run it as root (for example with sudo)"
         /// The Debian package that provides it.
         package: String,
     },
+    /// Several programs the run needs are not installed.
+    #[error(
+        "{programs} are not installed (Debian packages: {packages}; scripts/prereqs.sh installs them)"
+    )]
+    MissingPrograms {
+        /// The programs, comma-separated.
+        programs: String,
+        /// Their Debian packages, space-separated (an apt-get line).
+        packages: String,
+    },
     /// A command failed.
     #[error("{command}: {message}")]
     Command {
@@ -148,12 +158,26 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Checks every program of `programs`; the first missing one is the error.
+/// Checks every program of `programs`; the error names all the missing
+/// ones and their Debian packages, so that one install fixes the run.
 pub fn require_programs(programs: &[&str]) -> Result<()> {
-    for p in programs {
-        find_program(p)?;
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|p| find_program(p).is_err())
+        .collect();
+    match missing.as_slice() {
+        [] => Ok(()),
+        [one] => find_program(one).map(drop),
+        several => {
+            let mut packages: Vec<&str> = several.iter().map(|p| debian_package(p)).collect();
+            packages.dedup();
+            Err(LiveError::MissingPrograms {
+                programs: several.join(", "),
+                packages: packages.join(" "),
+            })
+        }
     }
-    Ok(())
 }
 
 /// The command line of `cmd`, for messages.
@@ -228,6 +252,22 @@ mod tests {
             package: debian_package("iperf3").into(),
         };
         assert!(e.to_string().contains("Debian package: iperf3"), "{e}");
+    }
+
+    #[test]
+    fn every_missing_program_is_named_at_once() {
+        assert!(require_programs(&["sh"]).is_ok());
+        let one = require_programs(&["sh", "wisec-no-such-program"]).unwrap_err();
+        assert!(
+            matches!(&one, LiveError::MissingProgram { program, .. } if program == "wisec-no-such-program"),
+            "{one:?}"
+        );
+        let e = require_programs(&["wisec-no-such-a", "sh", "wisec-no-such-b"]).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.starts_with("wisec-no-such-a, wisec-no-such-b are not installed"),
+            "{s}"
+        );
     }
 
     #[test]

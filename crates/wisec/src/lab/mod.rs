@@ -384,10 +384,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let exp = sc
         .create_experiment()
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    if let Some(dir) = &a.out {
-        prepare_out(dir, a.force)?;
-    }
-    if sc.live {
+    if sc.live || experiment::live_only(exp.name()) {
         // Before anything is created or measured.
         #[cfg(target_os = "linux")]
         {
@@ -396,6 +393,11 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             sys::require_programs(&exp.live_programs())
                 .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
         }
+    }
+    // After the checks above, so that a run refused for want of privileges
+    // or programs leaves an earlier run's results alone even with --force.
+    if let Some(dir) = &a.out {
+        prepare_out(dir, a.force)?;
     }
     let cal = calibration(&a.calibration)?;
     let capture = match a.pcap {
