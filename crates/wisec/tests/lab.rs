@@ -376,3 +376,42 @@ fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
         "{md}"
     );
 }
+
+/// The shorthands either map to the experiment's own parameter or are
+/// refused (exit 2) naming the parameter to set instead.
+#[test]
+fn shorthands_map_to_each_experiment_or_name_the_parameter() {
+    for (args, words) in [
+        (
+            &["lab", "run", "congestion", "--rate", "54"][..],
+            "params.mcs",
+        ),
+        (
+            &["lab", "run", "ccm-udp", "--rate", "54"],
+            "params.link_mbps",
+        ),
+        (&["lab", "run", "overhead", "--phy", "g"], "params.rates"),
+        (
+            &["lab", "run", "attacks", "--seconds", "3"],
+            "params.attack",
+        ),
+        (
+            &["lab", "run", "discosec", "--standard-mac"],
+            "only saturation",
+        ),
+        (&["lab", "run", "overhead", "--rts"], "RTS/CTS"),
+    ] {
+        let o = wisec(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+    // Mapped: an out-of-range value is then refused by the experiment's
+    // own parameter, by its name.
+    let o = wisec(&["lab", "run", "discosec", "--rate", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rate"));
+    let o = wisec(&["lab", "run", "overhead", "--rate", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rates"));
+}
