@@ -679,6 +679,18 @@ trials completed before it.\n",
             let _ = writeln!(s, "{n}\n");
         }
     }
+    if let Some(out) = &settings.out {
+        // scenario.toml holds the seed, the trials and every override as
+        // run, calibration.json the cost model: together they give the
+        // same results.json and CSV again.
+        let d = out.display();
+        let _ = writeln!(
+            s,
+            "## Reproduce\n\nThe same tables, JSON and CSV again (the scenario as run holds the \
+seed, the trials and every override; the calibration file the crypto cost model):\n\n\
+```sh\nwisec lab run {d}/scenario.toml --calibration {d}/calibration.json --out {d}-again\n```\n"
+        );
+    }
     s.push_str("## Files\n\n");
     s.push_str(
         "- `results.json`, `results.csv`: every completed trial and this summary\n\

@@ -84,6 +84,22 @@ fn saturation_writes_its_report_and_is_reproducible() {
     assert!(sc.contains("seed = 5"), "{sc}");
     let md = std::fs::read_to_string(out1.join("report.md")).unwrap();
     assert!(md.contains("![Saturation throughput"), "{md}");
+    // The report's reproduction command, run as printed, gives the same
+    // results.
+    let cmd = md
+        .lines()
+        .find(|l| l.starts_with("wisec lab run ") && l.contains("scenario.toml"))
+        .unwrap_or_else(|| panic!("no reproduction command in {md}"));
+    let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    let mut args = args.clone();
+    args.push("--quiet");
+    let o = wisec(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let again = std::path::PathBuf::from(format!("{}-again", out1.display()));
+    assert_eq!(
+        std::fs::read(again.join("results.json")).unwrap(),
+        std::fs::read(out1.join("results.json")).unwrap()
+    );
 
     // The channel pcap: wisec's reader and tshark both read it whole.
     let pcap = out1.join("channels").join("basic-n001-t00-ch0.pcap");
