@@ -679,16 +679,16 @@ trials completed before it.\n",
             let _ = writeln!(s, "{n}\n");
         }
     }
-    if let Some(out) = &settings.out {
+    if settings.out.is_some() {
         // scenario.toml holds the seed, the trials and every override as
         // run, calibration.json the cost model: together they give the
-        // same results.json and CSV again.
-        let d = out.display();
-        let _ = writeln!(
-            s,
-            "## Reproduce\n\nThe same tables, JSON and CSV again (the scenario as run holds the \
-seed, the trials and every override; the calibration file the crypto cost model):\n\n\
-```sh\nwisec lab run {d}/scenario.toml --calibration {d}/calibration.json --out {d}-again\n```\n"
+        // same results.json and CSV again. Relative to this directory, so
+        // the report does not depend on where it was written.
+        s.push_str(
+            "## Reproduce\n\nIn this directory, the same tables, JSON and CSV again (the \
+scenario as run holds the seed, the trials and every override; the calibration file the \
+crypto cost model):\n\n```sh\nwisec lab run scenario.toml --calibration calibration.json \
+--out again\n```\n\n",
         );
     }
     s.push_str("## Files\n\n");

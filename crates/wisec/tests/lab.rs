@@ -90,14 +90,16 @@ fn saturation_writes_its_report_and_is_reproducible() {
         .lines()
         .find(|l| l.starts_with("wisec lab run ") && l.contains("scenario.toml"))
         .unwrap_or_else(|| panic!("no reproduction command in {md}"));
-    let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
-    let mut args = args.clone();
+    let mut args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
     args.push("--quiet");
-    let o = wisec(&args);
+    let o = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args(&args)
+        .current_dir(&out1)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let again = std::path::PathBuf::from(format!("{}-again", out1.display()));
     assert_eq!(
-        std::fs::read(again.join("results.json")).unwrap(),
+        std::fs::read(out1.join("again").join("results.json")).unwrap(),
         std::fs::read(out1.join("results.json")).unwrap()
     );
 
