@@ -41,6 +41,21 @@ install_prereqs() {
     command -v ip >/dev/null 2>&1 || missing_pkgs+=(iproute2)
     command -v iperf3 >/dev/null 2>&1 || missing_pkgs+=(iperf3)
     command -v ping >/dev/null 2>&1 || missing_pkgs+=(iputils-ping)
+    # `lab run multihop` (seed 004): babeld routes an ad hoc chain, strongSwan
+    # (charon, swanctl, and kernel-libipsec from the extra plugins) secures
+    # its ends, ffmpeg streams the load, nftables keeps cleartext off the air;
+    # util-linux's unshare, taskset and chrt place the programs, openssl makes
+    # the run's certificates.
+    command -v babeld >/dev/null 2>&1 || [ -x /usr/sbin/babeld ] || missing_pkgs+=(babeld)
+    [ -x /usr/lib/ipsec/charon ] || missing_pkgs+=(strongswan-charon)
+    command -v swanctl >/dev/null 2>&1 || [ -x /usr/sbin/swanctl ] || missing_pkgs+=(strongswan-swanctl)
+    [ -f /usr/lib/ipsec/plugins/libstrongswan-kernel-libipsec.so ] || missing_pkgs+=(libcharon-extra-plugins)
+    command -v ffmpeg >/dev/null 2>&1 || missing_pkgs+=(ffmpeg)
+    command -v nft >/dev/null 2>&1 || [ -x /usr/sbin/nft ] || missing_pkgs+=(nftables)
+    for p in unshare taskset chrt; do
+        command -v "$p" >/dev/null 2>&1 || missing_pkgs+=(util-linux)
+    done
+    command -v openssl >/dev/null 2>&1 || missing_pkgs+=(openssl)
     # `wisec ko-deps` is checked against binutils (nm, readelf, strip) and
     # kmod (modinfo) on Debian's kernel package, which scripts/debian-kernel
     # fetches with apt-get download and unpacks with dpkg-deb; the tests

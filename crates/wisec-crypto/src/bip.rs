@@ -32,9 +32,8 @@
 //! [`Unprotected`] carries the IPN for a [`crate::replay::ReplayCounter`].
 
 use crate::cmac::AesCmac;
+use crate::gcm::Gcm;
 use crate::{ct_eq, Error, Result, Unprotected};
-use aes_gcm::aead::{AeadInOut, KeyInit};
-use aes_gcm::{Aes128Gcm, Aes256Gcm, Nonce};
 use wisec_wire::frame_control::{mgmt_subtype, FrameControl};
 use wisec_wire::mac_header::header_len;
 use wisec_wire::security::PN_MAX;
@@ -111,19 +110,22 @@ fn gmac_nonce(a2: &[u8], ipn: u64) -> [u8; 12] {
     n
 }
 
-macro_rules! gmac_mic {
-    ($gcm:expr, $aad:expr, $a2:expr, $ipn:expr, $body:expr, $mask:expr) => {{
-        let mut scratch = [0u8; AAD_LEN + MAX_BODY_LEN];
-        let msg = gmac_message(&mut scratch, $aad, $body, 16, $mask)?;
-        let nonce = gmac_nonce($a2, $ipn);
-        let tag = $gcm
-            .encrypt_inout_detached(&Nonce::from(nonce), msg, (&mut [][..]).into())
-            .map_err(|_| Error::InvalidParameter)?;
-        let mut out = [0u8; 16];
-        out.copy_from_slice(&tag);
-        zeroize::Zeroize::zeroize(&mut scratch[..]);
-        Ok(out)
-    }};
+/// The BIP-GMAC MIC: GMAC (wisec's GCM engine, [`crate::gcm`]) over
+/// AAD || masked body, nonce A2 || IPN.
+fn gmac_mic(
+    gcm: &Gcm,
+    aad: &[u8; AAD_LEN],
+    a2: &[u8],
+    ipn: u64,
+    body: &[u8],
+    mask: bool,
+) -> Result<[u8; 16]> {
+    let mut scratch = [0u8; AAD_LEN + MAX_BODY_LEN];
+    let total = AAD_LEN + body.len();
+    let r = gmac_message(&mut scratch, aad, body, 16, mask)
+        .and_then(|msg| gcm.gmac(&gmac_nonce(a2, ipn), msg));
+    zeroize::Zeroize::zeroize(&mut scratch[..total.min(AAD_LEN + MAX_BODY_LEN)]);
+    r
 }
 
 /// What protect and verify learnt about a frame's header.
@@ -319,14 +321,14 @@ bip_suite!(
 
 bip_suite!(
     /// BIP-GMAC-128: AES-128-GMAC, 128-bit MIC (12.5.4.3).
-    BipGmac128, 16, 16, Aes128Gcm,
-    |s, aad, a2, ipn, body, mask| gmac_mic!(s, aad, a2, ipn, body, mask),
-    |k| Aes128Gcm::new_from_slice(k).map_err(|_| Error::InvalidParameter)
+    BipGmac128, 16, 16, Gcm,
+    |s, aad, a2, ipn, body, mask| gmac_mic(s, aad, a2, ipn, body, mask),
+    Gcm::new
 );
 
 bip_suite!(
     /// BIP-GMAC-256: AES-256-GMAC, 128-bit MIC (12.5.4.3).
-    BipGmac256, 32, 16, Aes256Gcm,
-    |s, aad, a2, ipn, body, mask| gmac_mic!(s, aad, a2, ipn, body, mask),
-    |k| Aes256Gcm::new_from_slice(k).map_err(|_| Error::InvalidParameter)
+    BipGmac256, 32, 16, Gcm,
+    |s, aad, a2, ipn, body, mask| gmac_mic(s, aad, a2, ipn, body, mask),
+    Gcm::new
 );

@@ -174,6 +174,102 @@ pub(crate) trait MpduAead {
     fn open(&self, nonce: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()>;
 }
 
+/// What the checks of a frame to protect found (IEEE Std 802.11-2020,
+/// 12.5.3.2, 12.5.5.2): where the body is, how long the protected MPDU
+/// will be, its AAD, nonce, and the frame control with Protected set.
+pub(crate) struct TxLayout<N> {
+    pub(crate) hlen: usize,
+    pub(crate) body_len: usize,
+    pub(crate) total: usize,
+    pub(crate) aad: Aad,
+    pub(crate) nonce: N,
+    pub(crate) fc: FrameControl,
+}
+
+/// The checks of protecting the plaintext MPDU `frame` into a buffer of
+/// `room` bytes, in the order every protect path reports them.
+pub(crate) fn tx_layout<S: MpduAead>(
+    frame: &[u8],
+    room: usize,
+    pn: u64,
+    key_id: u8,
+) -> Result<TxLayout<S::Nonce>> {
+    if pn > PN_MAX || key_id > 3 {
+        return Err(Error::InvalidParameter);
+    }
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    if fc.protected() || fc.is_null_data() {
+        // Already protected, or a data subtype without a Frame Body.
+        return Err(Error::Unsupported);
+    }
+    let hlen = header.header_len();
+    let body_len = frame.len().checked_sub(hlen).ok_or(Error::Malformed)?;
+    if body_len > S::MAX_BODY {
+        return Err(Error::InvalidParameter);
+    }
+    let total = frame.len() + CCMP_HEADER_LEN + S::MIC_LEN;
+    if room < total {
+        return Err(Error::BufferTooSmall);
+    }
+    let aad = aad(&header)?;
+    let nonce = S::nonce(&header, pn)?;
+    let mut fc = fc;
+    fc.set_protected(true);
+    Ok(TxLayout {
+        hlen,
+        body_len,
+        total,
+        aad,
+        nonce,
+        fc,
+    })
+}
+
+/// What the checks of a protected MPDU found (12.5.3.4, 12.5.5.4).
+pub(crate) struct RxLayout<N> {
+    pub(crate) hlen: usize,
+    pub(crate) body_start: usize,
+    pub(crate) body_len: usize,
+    pub(crate) aad: Aad,
+    pub(crate) nonce: N,
+    pub(crate) sec: CcmpHeader,
+    pub(crate) fc: FrameControl,
+}
+
+/// The checks of unprotecting the protected MPDU `frame`.
+pub(crate) fn rx_layout<S: MpduAead>(frame: &[u8]) -> Result<RxLayout<S::Nonce>> {
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    if !fc.protected() || fc.is_null_data() {
+        return Err(Error::Malformed);
+    }
+    let hlen = header.header_len();
+    let body_start = hlen + CCMP_HEADER_LEN;
+    let body_len = frame
+        .len()
+        .checked_sub(body_start + S::MIC_LEN)
+        .ok_or(Error::Malformed)?;
+    if body_len > S::MAX_BODY {
+        return Err(Error::Malformed);
+    }
+    // 12.5.3.4.4 / 12.5.5.4.4: ExtIV must be set.
+    let sec = CcmpHeader::parse(header.payload())?;
+    let aad = aad(&header)?;
+    let nonce = S::nonce(&header, sec.pn)?;
+    Ok(RxLayout {
+        hlen,
+        body_start,
+        body_len,
+        aad,
+        nonce,
+        sec,
+        fc,
+    })
+}
+
 /// Protects `buf[..len]` in place with the CCMP/GCMP header layout
 /// (12.5.3.2, 12.5.5.2): MAC header (Protected set) || header || encrypted
 /// body || MIC.
@@ -188,33 +284,15 @@ pub(crate) fn protect_mpdu<S: MpduAead>(
         return Err(Error::InvalidParameter);
     }
     let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
-    let header = Header::new_checked(frame)?;
-    let fc = header.frame_control();
-    check_protectable_type(fc)?;
-    if fc.protected() || fc.is_null_data() {
-        // Already protected, or a data subtype without a Frame Body.
-        return Err(Error::Unsupported);
-    }
-    let hlen = header.header_len();
-    let body_len = len.checked_sub(hlen).ok_or(Error::Malformed)?;
-    if body_len > S::MAX_BODY {
-        return Err(Error::InvalidParameter);
-    }
-    let total = len + CCMP_HEADER_LEN + S::MIC_LEN;
-    if buf.len() < total {
-        return Err(Error::BufferTooSmall);
-    }
-    let aad = aad(&header)?;
-    let nonce = S::nonce(&header, pn)?;
-    let mut new_fc = fc;
-    new_fc.set_protected(true);
+    let l = tx_layout::<S>(frame, buf.len(), pn, key_id)?;
+    let (hlen, total) = (l.hlen, l.total);
 
     // Every check passed: from here on nothing fails.
-    buf[..2].copy_from_slice(&new_fc.to_bytes());
+    buf[..2].copy_from_slice(&l.fc.to_bytes());
     buf.copy_within(hlen..len, hlen + CCMP_HEADER_LEN);
     CcmpHeader { pn, key_id }.emit(&mut buf[hlen..hlen + CCMP_HEADER_LEN])?;
-    let (body, mic) = buf[hlen + CCMP_HEADER_LEN..total].split_at_mut(body_len);
-    if let Err(e) = suite.seal(&nonce, aad.as_bytes(), body, mic) {
+    let (body, mic) = buf[hlen + CCMP_HEADER_LEN..total].split_at_mut(l.body_len);
+    if let Err(e) = suite.seal(&l.nonce, l.aad.as_bytes(), body, mic) {
         buf[..total].zeroize();
         return Err(e);
     }
@@ -225,36 +303,20 @@ pub(crate) fn protect_mpdu<S: MpduAead>(
 /// buffer is as it was given.
 pub(crate) fn unprotect_mpdu<S: MpduAead>(suite: &S, buf: &mut [u8]) -> Result<Unprotected> {
     let n = buf.len();
-    let header = Header::new_checked(&*buf)?;
-    let fc = header.frame_control();
-    check_protectable_type(fc)?;
-    if !fc.protected() || fc.is_null_data() {
-        return Err(Error::Malformed);
-    }
-    let hlen = header.header_len();
-    let body_start = hlen + CCMP_HEADER_LEN;
-    let body_len = n
-        .checked_sub(body_start + S::MIC_LEN)
-        .ok_or(Error::Malformed)?;
-    if body_len > S::MAX_BODY {
-        return Err(Error::Malformed);
-    }
-    // 12.5.3.4.4 / 12.5.5.4.4: ExtIV must be set.
-    let sec = CcmpHeader::parse(header.payload())?;
-    let aad = aad(&header)?;
-    let nonce = S::nonce(&header, sec.pn)?;
+    let l = rx_layout::<S>(buf)?;
+    let (hlen, body_start, body_len) = (l.hlen, l.body_start, l.body_len);
 
     let (body, mic) = buf[body_start..].split_at_mut(body_len);
-    suite.open(&nonce, aad.as_bytes(), body, mic)?;
+    suite.open(&l.nonce, l.aad.as_bytes(), body, mic)?;
 
     // Verified: remove the security header and MIC, clear Protected.
     buf.copy_within(body_start..body_start + body_len, hlen);
-    let mut plain_fc = fc;
+    let mut plain_fc = l.fc;
     plain_fc.set_protected(false);
     buf[..2].copy_from_slice(&plain_fc.to_bytes());
     let plain_len = hlen + body_len;
-    buf[plain_len..].zeroize();
-    Ok(Unprotected::new(plain_len, sec.pn, sec.key_id))
+    buf[plain_len..n].zeroize();
+    Ok(Unprotected::new(plain_len, l.sec.pn, l.sec.key_id))
 }
 
 /// Implements [`FrameProtector`](crate::FrameProtector) for the [`MpduAead`] suite `$name` through
@@ -286,7 +348,6 @@ macro_rules! mpdu_frame_protector {
         }
     };
 }
-pub(crate) use mpdu_frame_protector;
 
 macro_rules! ccmp_suite {
     ($(#[$m:meta])* $name:ident, $key_len:expr, $mic:expr) => {

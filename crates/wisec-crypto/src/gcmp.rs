@@ -2,16 +2,20 @@
 //!
 //! AES-GCM over the MPDU body with a 16-byte MIC. The AAD is the CCMP AAD
 //! (12.5.5.3.3 refers to 12.5.3.3.3: [`crate::ccmp::aad`]); the 12-byte
-//! nonce is A2 || PN5..PN0 (12.5.5.3.4, [`nonce`]). The GCM itself is the
-//! `aes-gcm` crate's detached in-place API, without allocation.
+//! nonce is A2 || PN5..PN0 (12.5.5.3.4, [`nonce`]). The GCM is wisec's own
+//! engine ([`crate::gcm`]), on the fastest code path of the CPU; it moves
+//! the body by the 8 octets of the GCMP header as it encrypts or decrypts
+//! (protect and unprotect in place), or reads and writes two buffers
+//! (`protect`, `unprotect`), so the body is touched once.
 
-use aes_gcm::aead::array::Array;
-use aes_gcm::{AeadInOut, Aes128Gcm, Aes256Gcm, KeyInit};
 use wisec_wire::mac_header::Header;
-use wisec_wire::security::{GCMP_HEADER_LEN, PN_MAX};
+use wisec_wire::security::{CcmpHeader, GCMP_HEADER_LEN, PN_MAX};
+use zeroize::Zeroize;
 
-use crate::ccmp::{mpdu_frame_protector, pn_be, MpduAead};
-use crate::{Error, Result};
+use crate::batch::Path;
+use crate::ccmp::{pn_be, rx_layout, tx_layout, MpduAead};
+use crate::gcm::Gcm;
+use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
 
 /// Length of the GCM nonce of GCMP.
 pub const NONCE_LEN: usize = 12;
@@ -37,13 +41,31 @@ pub fn nonce<T: AsRef<[u8]>>(header: &Header<T>, pn: u64) -> Result<[u8; NONCE_L
     Ok(n)
 }
 
+/// Writes the MIC and the GCMP header (12.5.5.2) around the encrypted body
+/// of a protected MPDU in `out` (the MAC header is in place).
+fn finish_tx(
+    out: &mut [u8],
+    hlen: usize,
+    body_len: usize,
+    pn: u64,
+    key_id: u8,
+    mic: &mut [u8; 16],
+) -> Result<()> {
+    let at = hlen + GCMP_HEADER_LEN + body_len;
+    let slot = out.get_mut(at..at + MIC_LEN).ok_or(Error::BufferTooSmall)?;
+    slot.copy_from_slice(mic);
+    mic.zeroize();
+    CcmpHeader { pn, key_id }.emit(&mut out[hlen..hlen + GCMP_HEADER_LEN])?;
+    Ok(())
+}
+
 macro_rules! gcmp_suite {
-    ($(#[$m:meta])* $name:ident, $gcm:ty, $key_len:expr) => {
+    ($(#[$m:meta])* $name:ident, $key_len:expr) => {
         $(#[$m])*
         #[derive(Clone)]
         pub struct $name {
-            // Wiped on drop: the aes-gcm `zeroize` feature.
-            gcm: $gcm,
+            // Key schedule and hash key table, wiped on drop.
+            gcm: Gcm,
         }
 
         impl core::fmt::Debug for $name {
@@ -59,10 +81,26 @@ macro_rules! gcmp_suite {
             pub const MIC_LEN: usize = MIC_LEN;
 
             /// A suite for the temporal key `key` (exactly
-            /// [`Self::KEY_LEN`] bytes, else [`Error::InvalidParameter`]).
+            /// [`Self::KEY_LEN`] bytes, else [`Error::InvalidParameter`]),
+            /// on the fastest GCM path of this CPU.
             pub fn new(key: &[u8]) -> Result<Self> {
-                let gcm = <$gcm>::new_from_slice(key).map_err(|_| Error::InvalidParameter)?;
-                Ok($name { gcm })
+                Self::with_path(key, Gcm::best_path())
+            }
+
+            /// The suite on a chosen GCM code path ([`Gcm::with_path`]);
+            /// [`Error::Unsupported`] when this CPU lacks it.
+            pub fn with_path(key: &[u8], path: Path) -> Result<Self> {
+                if key.len() != Self::KEY_LEN {
+                    return Err(Error::InvalidParameter);
+                }
+                Ok($name {
+                    gcm: Gcm::with_path(key, path)?,
+                })
+            }
+
+            /// The GCM code path of this key.
+            pub fn path(&self) -> Path {
+                self.gcm.path()
             }
         }
 
@@ -84,28 +122,109 @@ macro_rules! gcmp_suite {
                 body: &mut [u8],
                 mic: &mut [u8],
             ) -> Result<()> {
-                let tag = self
-                    .gcm
-                    .encrypt_inout_detached(&Array::from(*n), aad, body.into())
-                    .map_err(|_| Error::InvalidParameter)?;
+                let mut tag = self.gcm.seal_in_place(n, aad, body)?;
                 mic.get_mut(..MIC_LEN)
                     .ok_or(Error::BufferTooSmall)?
                     .copy_from_slice(&tag);
+                tag.zeroize();
                 Ok(())
             }
 
             fn open(&self, n: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()> {
-                let tag = Array::try_from(mic).map_err(|_| Error::Malformed)?;
-                // aes-gcm compares the tag in constant time and decrypts
-                // only after it verified, so a failure leaves `body` as it
-                // was given.
-                self.gcm
-                    .decrypt_inout_detached(&Array::from(*n), aad, body.into(), &tag)
-                    .map_err(|_| Error::Integrity)
+                // The tag is compared in constant time; on failure the
+                // ciphertext is restored.
+                self.gcm.open_in_place(n, aad, body, mic)
             }
         }
 
-        mpdu_frame_protector!($name, GCMP_HEADER_LEN);
+        impl FrameProtector for $name {
+            fn overhead(&self) -> Overhead {
+                Overhead {
+                    header: GCMP_HEADER_LEN,
+                    trailer: MIC_LEN,
+                }
+            }
+
+            fn protect_in_place(&self, buf: &mut [u8], len: usize, pn: u64, key_id: u8) -> Result<usize> {
+                let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
+                let l = tx_layout::<Self>(frame, buf.len(), pn, key_id)?;
+                let (hlen, body_len) = (l.hlen, l.body_len);
+                buf[..2].copy_from_slice(&l.fc.to_bytes());
+                // The body moves 8 octets up as it is encrypted; the GCMP
+                // header then goes over its old first octets.
+                let r = self
+                    .gcm
+                    .seal_moved(&l.nonce, l.aad.as_bytes(), buf, hlen, hlen + GCMP_HEADER_LEN, body_len)
+                    .and_then(|mut mic| finish_tx(buf, hlen, body_len, pn, key_id, &mut mic));
+                if let Err(e) = r {
+                    buf[..l.total].zeroize();
+                    return Err(e);
+                }
+                Ok(l.total)
+            }
+
+            fn protect(&self, frame: &[u8], pn: u64, key_id: u8, out: &mut [u8]) -> Result<usize> {
+                let l = tx_layout::<Self>(frame, out.len(), pn, key_id)?;
+                let (hlen, body_len) = (l.hlen, l.body_len);
+                out[..hlen].copy_from_slice(&frame[..hlen]);
+                out[..2].copy_from_slice(&l.fc.to_bytes());
+                let body_at = hlen + GCMP_HEADER_LEN;
+                let r = self
+                    .gcm
+                    .seal(&l.nonce, l.aad.as_bytes(), &frame[hlen..], &mut out[body_at..body_at + body_len])
+                    .and_then(|mut mic| finish_tx(out, hlen, body_len, pn, key_id, &mut mic));
+                if let Err(e) = r {
+                    out[..l.total].zeroize();
+                    return Err(e);
+                }
+                Ok(l.total)
+            }
+
+            fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
+                let n = buf.len();
+                let l = rx_layout::<Self>(buf)?;
+                let (hlen, body_start, body_len) = (l.hlen, l.body_start, l.body_len);
+                let mut mic = [0u8; MIC_LEN];
+                mic.copy_from_slice(&buf[body_start + body_len..]);
+                // Decrypts while moving the body over the GCMP header; on
+                // failure the frame is put back as it was.
+                self.gcm
+                    .open_moved(&l.nonce, l.aad.as_bytes(), buf, body_start, hlen, body_len, &mic)?;
+                let mut fc = l.fc;
+                fc.set_protected(false);
+                buf[..2].copy_from_slice(&fc.to_bytes());
+                let plain_len = hlen + body_len;
+                buf[plain_len..n].zeroize();
+                Ok(Unprotected::new(plain_len, l.sec.pn, l.sec.key_id))
+            }
+
+            fn unprotect(&self, frame: &[u8], out: &mut [u8]) -> Result<Unprotected> {
+                let out = out.get_mut(..frame.len()).ok_or(Error::BufferTooSmall)?;
+                let l = match rx_layout::<Self>(frame) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        out.zeroize();
+                        return Err(e);
+                    }
+                };
+                let (hlen, body_start, body_len) = (l.hlen, l.body_start, l.body_len);
+                let body = &frame[body_start..body_start + body_len];
+                let mic = &frame[body_start + body_len..];
+                if let Err(e) = self
+                    .gcm
+                    .open(&l.nonce, l.aad.as_bytes(), body, &mut out[hlen..hlen + body_len], mic)
+                {
+                    out.zeroize();
+                    return Err(e);
+                }
+                out[..hlen].copy_from_slice(&frame[..hlen]);
+                let mut fc = l.fc;
+                fc.set_protected(false);
+                out[..2].copy_from_slice(&fc.to_bytes());
+                out[hlen + body_len..].zeroize();
+                Ok(Unprotected::new(hlen + body_len, l.sec.pn, l.sec.key_id))
+            }
+        }
     };
 }
 
@@ -113,7 +232,6 @@ gcmp_suite!(
     /// GCMP-128: AES-128 GCM with a 16-byte MIC (12.5.5; cipher suite
     /// 00-0F-AC:8).
     Gcmp128,
-    Aes128Gcm,
     16
 );
 
@@ -121,7 +239,6 @@ gcmp_suite!(
     /// GCMP-256: AES-256 GCM with a 16-byte MIC (12.5.5; cipher suite
     /// 00-0F-AC:9).
     Gcmp256,
-    Aes256Gcm,
     32
 );
 

@@ -25,6 +25,7 @@ pub mod cmac;
 pub mod crc32;
 pub mod eapol_mic;
 pub mod ft;
+pub mod gcm;
 pub mod gcmp;
 #[cfg(feature = "experimental-icbc")]
 pub mod icbc;

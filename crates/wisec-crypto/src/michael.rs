@@ -17,12 +17,17 @@ pub const KEY_LEN: usize = 8;
 pub const MIC_LEN: usize = 8;
 
 /// The Michael block function `b(L, R)` (12.5.2.3.3, Figure 12-14).
-#[inline]
+///
+/// Every step depends on the one before (about 14 single-cycle operations
+/// per word), so Michael runs best beside other work: TKIP interleaves it
+/// with the RC4 keystream ([`crate::tkip`]).
+#[inline(always)]
 fn block(mut l: u32, mut r: u32) -> (u32, u32) {
     r ^= l.rotate_left(17);
     l = l.wrapping_add(r);
-    // XSWAP exchanges the two bytes of each 16-bit half.
-    r ^= ((l & 0xff00_ff00) >> 8) | ((l & 0x00ff_00ff) << 8);
+    // XSWAP exchanges the two bytes of each 16-bit half: a byte swap of
+    // the word followed by swapping its halves, two operations deep.
+    r ^= l.swap_bytes().rotate_left(16);
     l = l.wrapping_add(r);
     r ^= l.rotate_left(3);
     l = l.wrapping_add(r);
@@ -57,7 +62,10 @@ impl Michael {
         }
     }
 
-    fn word(&mut self, w: u32) {
+    /// Absorbs one little-endian message word; only valid between whole
+    /// words (no octets pending from [`Michael::update`]).
+    #[inline(always)]
+    pub(crate) fn word(&mut self, w: u32) {
         let (l, r) = block(self.l ^ w, self.r);
         self.l = l;
         self.r = r;
@@ -134,6 +142,15 @@ pub fn michael_mic(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xswap_swaps_the_bytes_of_each_half() {
+        // 12.5.2.3.3: XSWAP(L) = ((L & 0xff00ff00) >> 8) | ((L & 0x00ff00ff) << 8).
+        for l in [0x0102_0304u32, 0xdead_beef, 0, u32::MAX, 0x8000_0001] {
+            let want = ((l & 0xff00_ff00) >> 8) | ((l & 0x00ff_00ff) << 8);
+            assert_eq!(l.swap_bytes().rotate_left(16), want);
+        }
+    }
 
     #[test]
     fn streaming_in_any_split_matches() {

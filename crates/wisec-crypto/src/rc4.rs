@@ -5,9 +5,29 @@
 //! The key-scheduling and output algorithms follow the public description
 //! of RC4 (the one RFC 6229 gives test vectors for). The state is wiped on
 //! drop.
+//!
+//! Both loops are one long dependency chain through the index `j` and the
+//! state bytes it swaps. They are written so that the state byte the next
+//! step needs (`S[i + 1]`) is read before this step's swap stores, and
+//! taken from the swap instead when the swap just wrote it (`j == i + 1`):
+//! the next step then never waits for a store to be forwarded to a load,
+//! which is most of what a plain byte-at-a-time loop waits for. Keystream
+//! bytes are gathered into 64-bit words, so the data is read and written
+//! eight bytes at a time.
 
 use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// `S[k] = k`: the state before the key schedule.
+const IDENTITY: [u8; 256] = {
+    let mut s = [0u8; 256];
+    let mut k = 0;
+    while k < 256 {
+        s[k] = k as u8;
+        k += 1;
+    }
+    s
+};
 
 /// An RC4 keystream generator.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -29,49 +49,217 @@ impl Rc4 {
         if key.is_empty() || key.len() > 256 {
             return Err(Error::InvalidParameter);
         }
-        let mut s = [0u8; 256];
-        for (n, v) in s.iter_mut().enumerate() {
-            // n < 256: the cast is exact.
-            *v = n as u8;
-        }
-        let mut j: u8 = 0;
-        for n in 0..256 {
-            let k = key[n % key.len()];
-            j = j.wrapping_add(s[n]).wrapping_add(k);
-            s.swap(n, usize::from(j));
-        }
+        // 802.11 keys (WEP seeds, TKIP per-packet keys) are 8 or 16 octets:
+        // their schedules index the key with a mask instead of a modulo.
+        let s = match key.len() {
+            16 => ksa(|n| key[n & 15]),
+            8 => ksa(|n| key[n & 7]),
+            len => ksa(|n| key[n % len]),
+        };
         Ok(Rc4 { s, i: 0, j: 0 })
     }
 
     /// The next keystream byte.
     #[inline]
     pub fn next_byte(&mut self) -> u8 {
-        self.i = self.i.wrapping_add(1);
-        let si = self.s[usize::from(self.i)];
-        self.j = self.j.wrapping_add(si);
-        self.s.swap(usize::from(self.i), usize::from(self.j));
-        let t = self.s[usize::from(self.i)].wrapping_add(self.s[usize::from(self.j)]);
-        self.s[usize::from(t)]
+        let mut b = [0u8];
+        self.apply_keystream(&mut b);
+        b[0]
     }
 
     /// XORs the keystream into `data` (encrypts or decrypts).
     pub fn apply_keystream(&mut self, data: &mut [u8]) {
-        for b in data {
-            *b ^= self.next_byte();
+        let mut g = Gen::start(self);
+        let (words, rest) = data.as_chunks_mut::<8>();
+        for w in words {
+            *w = (u64::from_ne_bytes(*w) ^ g.word(&mut self.s)).to_ne_bytes();
         }
+        for b in rest {
+            *b ^= g.byte(&mut self.s);
+        }
+        g.finish(self);
+    }
+
+    /// XORs the keystream into `src` and writes the result to `dst` (which
+    /// must be as long; else nothing is written and the result is
+    /// [`Error::BufferTooSmall`]).
+    pub fn apply_keystream_to(&mut self, src: &[u8], dst: &mut [u8]) -> Result<()> {
+        if src.len() != dst.len() {
+            return Err(Error::BufferTooSmall);
+        }
+        let mut g = Gen::start(self);
+        let (dw, drest) = dst.as_chunks_mut::<8>();
+        let (sw, srest) = src.as_chunks::<8>();
+        for (d, s) in dw.iter_mut().zip(sw) {
+            *d = (u64::from_ne_bytes(*s) ^ g.word(&mut self.s)).to_ne_bytes();
+        }
+        for (d, s) in drest.iter_mut().zip(srest) {
+            *d = *s ^ g.byte(&mut self.s);
+        }
+        g.finish(self);
+        Ok(())
+    }
+
+    /// Runs `f` with a keystream source over this state; the source
+    /// hands out bytes in keystream order and the state continues after
+    /// the bytes it handed out.
+    #[inline]
+    pub(crate) fn with_stream<R>(&mut self, f: impl FnOnce(&mut Stream<'_>) -> R) -> R {
+        let g = Gen::start(self);
+        let mut st = Stream { g, s: &mut self.s };
+        let r = f(&mut st);
+        let (i, j) = (st.g.i, st.g.j);
+        self.i = i;
+        self.j = j;
+        r
     }
 
     /// Discards `n` keystream bytes.
     pub fn skip(&mut self, n: usize) {
+        let mut g = Gen::start(self);
         for _ in 0..n {
-            self.next_byte();
+            g.byte(&mut self.s);
         }
+        g.finish(self);
+    }
+}
+
+/// The key schedule (KSA) with `key(n)` the key byte for step `n`.
+#[inline(always)]
+fn ksa(key: impl Fn(usize) -> u8) -> [u8; 256] {
+    let mut s = IDENTITY;
+    let mut j: u8 = 0;
+    let mut x = s[0];
+    for n in 0..256 {
+        j = j.wrapping_add(x).wrapping_add(key(n));
+        let y = s[usize::from(j)];
+        let m = (n + 1) & 255;
+        let next = s[m];
+        s[n] = y;
+        s[usize::from(j)] = x;
+        // S[n + 1], unless this swap just replaced it with x.
+        x = if usize::from(j) == m { x } else { next };
+    }
+    s
+}
+
+/// The output loop (PRGA) between two calls: `x` is `S[i + 1]`, read
+/// ahead.
+struct Gen {
+    i: u8,
+    j: u8,
+    x: u8,
+}
+
+impl Gen {
+    #[inline(always)]
+    fn start(r: &Rc4) -> Gen {
+        Gen {
+            i: r.i,
+            j: r.j,
+            x: r.s[usize::from(r.i.wrapping_add(1))],
+        }
+    }
+
+    #[inline(always)]
+    fn finish(self, r: &mut Rc4) {
+        r.i = self.i;
+        r.j = self.j;
+    }
+
+    /// One output byte of the state `s`.
+    #[inline(always)]
+    fn byte(&mut self, s: &mut [u8; 256]) -> u8 {
+        let i = self.i.wrapping_add(1);
+        let x = self.x;
+        let j = self.j.wrapping_add(x);
+        let y = s[usize::from(j)];
+        let m = i.wrapping_add(1);
+        let next = s[usize::from(m)];
+        s[usize::from(i)] = y;
+        s[usize::from(j)] = x;
+        self.x = if j == m { x } else { next };
+        self.i = i;
+        self.j = j;
+        s[usize::from(x.wrapping_add(y))]
+    }
+}
+
+/// A keystream source for a suite's own loop (see [`Rc4::with_stream`]).
+pub(crate) struct Stream<'a> {
+    g: Gen,
+    s: &'a mut [u8; 256],
+}
+
+impl Stream<'_> {
+    /// The next keystream byte.
+    #[inline(always)]
+    pub(crate) fn byte(&mut self) -> u8 {
+        self.g.byte(self.s)
+    }
+
+    /// The next four keystream bytes, little endian.
+    #[inline(always)]
+    pub(crate) fn u32(&mut self) -> u32 {
+        let b = [self.byte(), self.byte(), self.byte(), self.byte()];
+        u32::from_le_bytes(b)
+    }
+}
+
+impl Gen {
+    /// Eight output bytes, in keystream order in memory.
+    #[inline(always)]
+    fn word(&mut self, s: &mut [u8; 256]) -> u64 {
+        let mut b = [0u8; 8];
+        for v in b.iter_mut() {
+            *v = self.byte(s);
+        }
+        u64::from_ne_bytes(b)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// RC4 as its public description gives it, one byte at a time: the
+    /// reference the fast loops are checked against.
+    fn reference(key: &[u8], n: usize) -> alloc_free::Buf {
+        let mut s = IDENTITY;
+        let mut j: u8 = 0;
+        for k in 0..256 {
+            j = j.wrapping_add(s[k]).wrapping_add(key[k % key.len()]);
+            s.swap(k, usize::from(j));
+        }
+        let (mut i, mut j) = (0u8, 0u8);
+        let mut out = alloc_free::Buf::new(n);
+        for b in out.as_mut() {
+            i = i.wrapping_add(1);
+            j = j.wrapping_add(s[usize::from(i)]);
+            s.swap(usize::from(i), usize::from(j));
+            *b = s[usize::from(s[usize::from(i)].wrapping_add(s[usize::from(j)]))];
+        }
+        out
+    }
+
+    mod alloc_free {
+        /// A fixed-capacity byte buffer (the crate is no_std).
+        pub struct Buf {
+            b: [u8; 4096],
+            n: usize,
+        }
+        impl Buf {
+            pub fn new(n: usize) -> Buf {
+                Buf { b: [0; 4096], n }
+            }
+            pub fn as_mut(&mut self) -> &mut [u8] {
+                &mut self.b[..self.n]
+            }
+            pub fn as_ref(&self) -> &[u8] {
+                &self.b[..self.n]
+            }
+        }
+    }
 
     #[test]
     fn rejects_bad_key_lengths() {
@@ -102,11 +290,54 @@ mod tests {
     }
 
     #[test]
+    fn every_key_length_and_split_matches_the_reference() {
+        // Keys hitting the j == i + 1 case of the read-ahead often: many
+        // keys, every length from 1 to 32 and the 802.11 ones, and the
+        // keystream taken in pieces of every size through every API.
+        let mut seed = 0x1234_5678u32;
+        for len in (1..=32).chain([40, 64, 255, 256]) {
+            for _ in 0..8 {
+                let mut key = [0u8; 256];
+                for k in key.iter_mut().take(len) {
+                    seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                    *k = (seed >> 24) as u8;
+                }
+                let key = &key[..len];
+                let want = reference(key, 3000);
+                let mut r = Rc4::new(key).unwrap();
+                let mut got = [0u8; 3000];
+                let mut at = 0;
+                let mut piece = 1;
+                while at < 3000 {
+                    let end = (at + piece).min(3000);
+                    let part = &mut got[at..end];
+                    match piece % 4 {
+                        0 => r.apply_keystream(part),
+                        1 => r
+                            .apply_keystream_to(&[0u8; 40][..part.len()], part)
+                            .unwrap(),
+                        2 => part.iter_mut().for_each(|g| *g = r.next_byte()),
+                        _ => r.with_stream(|st| part.iter_mut().for_each(|g| *g = st.byte())),
+                    }
+                    at = end;
+                    piece = piece % 37 + 1;
+                }
+                assert_eq!(&got[..], want.as_ref(), "key length {len}");
+            }
+        }
+    }
+
+    #[test]
     fn decrypt_is_encrypt() {
         let mut data = *b"attack at dawn";
         Rc4::new(b"Key").unwrap().apply_keystream(&mut data);
         assert_ne!(&data, b"attack at dawn");
         Rc4::new(b"Key").unwrap().apply_keystream(&mut data);
         assert_eq!(&data, b"attack at dawn");
+        let mut r = Rc4::new(b"Key").unwrap();
+        assert_eq!(
+            r.apply_keystream_to(&[0; 3], &mut [0; 4]),
+            Err(Error::BufferTooSmall)
+        );
     }
 }

@@ -41,6 +41,7 @@
 //! MIC did not. Check the TSC for replay *before* counting a Michael
 //! failure (12.5.2.4.4): a replayed frame is discarded without a MIC check.
 
+use crate::crc32::Crc32;
 use crate::michael::{self, Michael};
 use crate::rc4::Rc4;
 use crate::wep::{mpdu_layout, open_with_icv, seal_with_icv, write_fc, ICV_LEN};
@@ -408,6 +409,15 @@ impl DangerTkip {
         self.seal(buf, len, hl, tsc, key_id)
     }
 
+    /// Writes the TKIP header (12.5.2.2) and sets the Protected Frame bit.
+    fn finish_tx(&self, out: &mut [u8], hl: usize, tsc: u64, key_id: u8) -> Result<()> {
+        TkipHeader { tsc, key_id }.emit(&mut out[hl..])?;
+        let (mut fc, _) = mpdu_layout(out)?;
+        fc.set_protected(true);
+        write_fc(out, fc);
+        Ok(())
+    }
+
     fn seal(&self, buf: &mut [u8], len: usize, hl: usize, tsc: u64, key_id: u8) -> Result<usize> {
         let total = len + TKIP_HEADER_LEN + ICV_LEN;
         let out = buf.get_mut(..total).ok_or(Error::BufferTooSmall)?;
@@ -485,6 +495,51 @@ impl DangerTkip {
         Ok(())
     }
 
+    /// Encrypts an MSDU in `region` (the MSDU, then 12 spare octets for
+    /// its MIC and ICV) with Michael computed in the same pass as the RC4
+    /// keystream: the two dependency chains run side by side (12.5.2.3,
+    /// 12.5.2.2). `mic` has absorbed DA || SA || priority || 0 0 0.
+    fn seal_msdu(mut rc4: Rc4, mut mic: Michael, region: &mut [u8]) -> Result<()> {
+        let msdu_len = region
+            .len()
+            .checked_sub(MIC_LEN + ICV_LEN)
+            .ok_or(Error::BufferTooSmall)?;
+        let (msdu, tail) = region.split_at_mut(msdu_len);
+        let mut crc = Crc32::new();
+        crc.update(msdu);
+        rc4.with_stream(|st| {
+            let (words, rest) = msdu.as_chunks_mut::<4>();
+            for w in words {
+                let p = u32::from_le_bytes(*w);
+                mic.word(p);
+                *w = (p ^ st.u32()).to_le_bytes();
+            }
+            mic.update(rest);
+            for b in rest {
+                *b ^= st.byte();
+            }
+            let mut m = mic.finalize();
+            crc.update(&m);
+            tail[..MIC_LEN].copy_from_slice(&m);
+            tail[MIC_LEN..].copy_from_slice(&crc.to_le_bytes());
+            for b in tail.iter_mut() {
+                *b ^= st.byte();
+            }
+            m.zeroize();
+        });
+        Ok(())
+    }
+
+    /// Michael over DA || SA || priority || 0 0 0 (12.5.2.3.3, Figure
+    /// 12-13), ready for the MSDU.
+    fn michael_start(&self, key: MichaelKey, da: &MacAddr, sa: &MacAddr, tid: u8) -> Michael {
+        let mut m = Michael::new(self.michael_key(key));
+        m.update(da.as_bytes());
+        m.update(sa.as_bytes());
+        m.update(&[tid & 0x0f, 0, 0, 0]);
+        m
+    }
+
     /// Like [`FrameProtector::unprotect_in_place`], but tells a Michael
     /// failure (ICV good, MIC bad) apart from every other rejection. On
     /// failure `buf` holds the frame as it was given.
@@ -492,43 +547,101 @@ impl DangerTkip {
         &self,
         buf: &mut [u8],
     ) -> core::result::Result<Unprotected, TkipRxError> {
-        mpdu_layout(buf)?;
+        let (fc, hl) = mpdu_layout(buf)?;
         Self::reject_fragments(buf)?;
         let key = self.select_key(&Header::new_checked(&*buf).map_err(Error::from)?, Dir::Rx)?;
-        let m = self.open(buf)?;
+        if !fc.is_data() {
+            return Err(Error::Unsupported.into());
+        }
+        if !fc.protected() {
+            return Err(Error::Malformed.into());
+        }
         let n = buf.len();
-        // The MSDU and MIC lie between the TKIP header and the ICV.
-        let region = &buf[m.hl + TKIP_HEADER_LEN..n - ICV_LEN];
-        let ok = match region.len().checked_sub(MIC_LEN) {
-            Some(split) => {
-                let h = Header::new_unchecked(&buf[..m.hl]);
-                let (da, sa) = match (h.da(), h.sa()) {
-                    (Some(d), Some(s)) => (d, s),
-                    _ => (MacAddr::default(), MacAddr::default()),
-                };
-                let mut mic = Michael::new(self.michael_key(key));
-                mic.update(da.as_bytes());
-                mic.update(sa.as_bytes());
-                mic.update(&[h.tid(), 0, 0, 0]);
-                mic.update(&region[..split]);
-                ct_eq(&mic.finalize(), &region[split..])
-            }
-            None => false,
+        if n < hl + TKIP_HEADER_LEN + ICV_LEN {
+            return Err(Error::Malformed.into());
+        }
+        let th = TkipHeader::parse(&buf[hl..]).map_err(Error::from)?;
+        let h = Header::new_unchecked(&buf[..hl]);
+        let ta = h.addr2().ok_or(Error::Malformed)?;
+        let (da, sa) = match (h.da(), h.sa()) {
+            (Some(d), Some(s)) => (d, s),
+            _ => (MacAddr::default(), MacAddr::default()),
         };
-        if !ok {
-            // Restore the ciphertext: no plaintext is left behind.
-            let ta = Header::new_unchecked(&*buf)
-                .addr2()
-                .ok_or(Error::Malformed)?;
-            let mut rc4 = self.cipher(&ta, m.tsc)?;
-            rc4.apply_keystream(&mut buf[m.hl + TKIP_HEADER_LEN..]);
+        let tid = h.tid();
+        let rc4 = self.cipher(&ta, th.tsc)?;
+        let region = &mut buf[hl + TKIP_HEADER_LEN..];
+        let Some(msdu_len) = region.len().checked_sub(MIC_LEN + ICV_LEN) else {
+            // Too short to carry a MIC: the ICV decides how it is refused.
+            open_with_icv(&rc4, region)?;
+            rc4.clone().apply_keystream(region);
             return Err(TkipRxError::MichaelFailure {
-                tsc: m.tsc,
-                key_id: m.key_id,
+                tsc: th.tsc,
+                key_id: th.key_id,
+            });
+        };
+        // Decrypt with Michael over the plaintext in the same pass, then
+        // check the ICV (12.5.2.4.4: a bad ICV is not a Michael failure)
+        // and the MIC, both in constant time.
+        let mut stream = rc4.clone();
+        let mut mic = self.michael_start(key, &da, &sa, tid);
+        stream.with_stream(|st| {
+            let (msdu, tail) = region.split_at_mut(msdu_len);
+            let (words, rest) = msdu.as_chunks_mut::<4>();
+            for w in words {
+                let p = u32::from_le_bytes(*w) ^ st.u32();
+                *w = p.to_le_bytes();
+                mic.word(p);
+            }
+            for b in rest.iter_mut() {
+                *b ^= st.byte();
+            }
+            mic.update(rest);
+            for b in tail.iter_mut() {
+                *b ^= st.byte();
+            }
+        });
+        let mut crc = Crc32::new();
+        crc.update(&region[..msdu_len + MIC_LEN]);
+        let icv_ok = ct_eq(&crc.to_le_bytes(), &region[msdu_len + MIC_LEN..]);
+        let mut want = mic.finalize();
+        let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
+        want.zeroize();
+        if !(icv_ok && mic_ok) {
+            // Restore the ciphertext: no plaintext is left behind.
+            rc4.clone().apply_keystream(region);
+            if !icv_ok {
+                return Err(Error::Integrity.into());
+            }
+            return Err(TkipRxError::MichaelFailure {
+                tsc: th.tsc,
+                key_id: th.key_id,
             });
         }
-        let len = Self::strip(buf, m.hl, MIC_LEN + ICV_LEN);
-        Ok(Unprotected::new(len, m.tsc, m.key_id))
+        let len = Self::strip(buf, hl, MIC_LEN + ICV_LEN);
+        Ok(Unprotected::new(len, th.tsc, th.key_id))
+    }
+
+    /// The checks of protecting the unfragmented MSDU `frame` into `room`
+    /// bytes: header length, and the Michael state and RC4 of the frame.
+    fn tx_start(
+        &self,
+        frame: &[u8],
+        room: usize,
+        tsc: u64,
+        key_id: u8,
+    ) -> Result<(usize, Michael, Rc4)> {
+        let hl = Self::check_tx(frame, frame.len(), tsc, key_id)?;
+        if room < frame.len() + self.overhead().total() {
+            return Err(Error::BufferTooSmall);
+        }
+        Self::reject_fragments(frame)?;
+        let h = Header::new_checked(frame)?;
+        let key = self.select_key(&h, Dir::Tx)?;
+        let da = h.da().ok_or(Error::Malformed)?;
+        let sa = h.sa().ok_or(Error::Malformed)?;
+        let ta = h.addr2().ok_or(Error::Malformed)?;
+        let mic = self.michael_start(key, &da, &sa, h.tid());
+        Ok((hl, mic, self.cipher(&ta, tsc)?))
     }
 }
 
@@ -597,22 +710,30 @@ impl FrameProtector for DangerTkip {
     }
 
     /// Protects an unfragmented data MPDU: Michael MIC over the MSDU, then
-    /// [`DangerTkip::protect_mpdu_in_place`]. `pn` is the 48-bit TSC,
-    /// `key_id` 0..=3. Fragments are [`Error::Unsupported`].
+    /// [`DangerTkip::protect_mpdu_in_place`] (computed in one pass). `pn`
+    /// is the 48-bit TSC, `key_id` 0..=3. Fragments are
+    /// [`Error::Unsupported`].
     fn protect_in_place(&self, buf: &mut [u8], len: usize, pn: u64, key_id: u8) -> Result<usize> {
-        let hl = Self::check_tx(buf, len, pn, key_id)?;
-        let need = len + self.overhead().total();
-        if buf.len() < need {
-            return Err(Error::BufferTooSmall);
-        }
-        Self::reject_fragments(&buf[..len])?;
-        let h = Header::new_checked(&buf[..len])?;
-        let key = self.select_key(&h, Dir::Tx)?;
-        let da = h.da().ok_or(Error::Malformed)?;
-        let sa = h.sa().ok_or(Error::Malformed)?;
-        let mic = self.msdu_mic(key, &da, &sa, h.tid(), &buf[hl..len]);
-        buf[len..len + MIC_LEN].copy_from_slice(&mic);
-        self.seal(buf, len + MIC_LEN, hl, pn, key_id)
+        let frame = buf.get(..len).ok_or(Error::BufferTooSmall)?;
+        let (hl, mic, rc4) = self.tx_start(frame, buf.len(), pn, key_id)?;
+        let total = len + self.overhead().total();
+        buf.copy_within(hl..len, hl + TKIP_HEADER_LEN);
+        Self::seal_msdu(rc4, mic, &mut buf[hl + TKIP_HEADER_LEN..total])?;
+        self.finish_tx(buf, hl, pn, key_id)?;
+        Ok(total)
+    }
+
+    /// As [`FrameProtector::protect_in_place`], with the plaintext read
+    /// from `frame` into its place in `out`.
+    fn protect(&self, frame: &[u8], pn: u64, key_id: u8, out: &mut [u8]) -> Result<usize> {
+        let (hl, mic, rc4) = self.tx_start(frame, out.len(), pn, key_id)?;
+        let total = frame.len() + self.overhead().total();
+        out[..hl].copy_from_slice(&frame[..hl]);
+        out[hl + TKIP_HEADER_LEN..hl + TKIP_HEADER_LEN + frame.len() - hl]
+            .copy_from_slice(&frame[hl..]);
+        Self::seal_msdu(rc4, mic, &mut out[hl + TKIP_HEADER_LEN..total])?;
+        self.finish_tx(out, hl, pn, key_id)?;
+        Ok(total)
     }
 
     fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {

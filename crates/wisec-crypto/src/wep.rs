@@ -121,12 +121,90 @@ pub(crate) fn open_with_icv(rc4: &Rc4, region: &mut [u8]) -> Result<()> {
     }
 }
 
+/// Runs the out-of-place form `f` of an unprotect; on any failure `out`
+/// (as far as the frame reaches) is wiped, as the in-place form's default
+/// wrapper does.
+pub(crate) fn wipe_on_error<T>(
+    out: &mut [u8],
+    len: usize,
+    f: impl FnOnce(&mut [u8]) -> Result<T>,
+) -> Result<T> {
+    let out = out.get_mut(..len).ok_or(Error::BufferTooSmall)?;
+    let r = f(out);
+    if r.is_err() {
+        out.zeroize();
+    }
+    r
+}
+
 impl FrameProtector for DangerWep {
     fn overhead(&self) -> Overhead {
         Overhead {
             header: WEP_HEADER_LEN,
             trailer: ICV_LEN,
         }
+    }
+
+    /// As [`FrameProtector::protect_in_place`], reading the plaintext
+    /// from `frame`: the body is encrypted straight into its place in
+    /// `out`.
+    fn protect(&self, frame: &[u8], pn: u64, key_id: u8, out: &mut [u8]) -> Result<usize> {
+        if pn > IV_MAX || key_id > 3 {
+            return Err(Error::InvalidParameter);
+        }
+        let (mut fc, hl) = mpdu_layout(frame)?;
+        let total = frame.len() + self.overhead().total();
+        let out = out.get_mut(..total).ok_or(Error::BufferTooSmall)?;
+        let iv = [(pn >> 16) as u8, (pn >> 8) as u8, pn as u8];
+        let mut rc4 = self.cipher(iv)?;
+        out[..hl].copy_from_slice(&frame[..hl]);
+        WepHeader { iv, key_id }.emit(&mut out[hl..])?;
+        let body = &frame[hl..];
+        let mut crc = Crc32::new();
+        crc.update(body);
+        let (enc_body, icv) = out[hl + WEP_HEADER_LEN..].split_at_mut(body.len());
+        rc4.apply_keystream_to(body, enc_body)?;
+        rc4.apply_keystream_to(&crc.to_le_bytes(), icv)?;
+        fc.set_protected(true);
+        write_fc(out, fc);
+        Ok(total)
+    }
+
+    /// As [`FrameProtector::unprotect_in_place`], decrypting straight from
+    /// `frame` to the plaintext's place in `out`. On failure `out` is
+    /// wiped.
+    fn unprotect(&self, frame: &[u8], out: &mut [u8]) -> Result<Unprotected> {
+        wipe_on_error(out, frame.len(), |out| {
+            let (mut fc, hl) = mpdu_layout(frame)?;
+            if !fc.protected() {
+                return Err(Error::Malformed);
+            }
+            let n = frame.len();
+            if n < hl + WEP_HEADER_LEN + ICV_LEN {
+                return Err(Error::Malformed);
+            }
+            let h = WepHeader::parse(&frame[hl..])?;
+            let mut rc4 = self.cipher(h.iv)?;
+            let body_len = n - hl - WEP_HEADER_LEN - ICV_LEN;
+            let enc = &frame[hl + WEP_HEADER_LEN..];
+            rc4.apply_keystream_to(&enc[..body_len], &mut out[hl..hl + body_len])?;
+            let mut icv = [0u8; ICV_LEN];
+            rc4.apply_keystream_to(&enc[body_len..], &mut icv)?;
+            let mut crc = Crc32::new();
+            crc.update(&out[hl..hl + body_len]);
+            if !ct_eq(&crc.to_le_bytes(), &icv) {
+                return Err(Error::Integrity);
+            }
+            out[..hl].copy_from_slice(&frame[..hl]);
+            out[hl + body_len..].zeroize();
+            fc.set_protected(false);
+            write_fc(out, fc);
+            Ok(Unprotected::new(
+                hl + body_len,
+                u64::from(h.iv_u32()),
+                h.key_id,
+            ))
+        })
     }
 
     /// `pn` is the 24-bit IV (at most [`IV_MAX`]), `key_id` 0..=3. The

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod adhoc;
 pub mod analyze;
 pub mod bare;
 pub mod bianchi;
@@ -16,6 +17,7 @@ pub mod bss;
 pub mod cost;
 pub mod experiment;
 pub mod frames;
+pub mod ipsec_trace;
 #[cfg(target_os = "linux")]
 pub mod live;
 pub mod net;

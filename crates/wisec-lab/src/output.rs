@@ -79,6 +79,107 @@ pub struct Outcome {
     pub report: Report,
     /// Files written, relative to the output directory.
     pub files: Vec<PathBuf>,
+    /// How fast the simulator ran each completed trial.
+    pub speed: Vec<TrialSpeed>,
+}
+
+/// How fast the simulator ran one trial: virtual time and events against
+/// the wall clock. Unlike everything in `results.json`, these figures
+/// change from run to run and machine to machine.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrialSpeed {
+    /// The trial.
+    pub label: String,
+    /// Virtual seconds simulated.
+    pub sim_s: f64,
+    /// Simulator events processed.
+    pub events: u64,
+    /// Wall-clock seconds the trial took.
+    pub wall_s: f64,
+    /// Virtual seconds per wall-clock second.
+    pub sim_per_wall: f64,
+    /// Events per wall-clock second.
+    pub events_per_s: f64,
+}
+
+impl TrialSpeed {
+    fn of(r: &TrialResult, wall: std::time::Duration) -> TrialSpeed {
+        let wall_s = wall.as_secs_f64().max(1e-9);
+        let sim_s = r.sim_time_ns as f64 / 1e9;
+        TrialSpeed {
+            label: r.spec.label.clone(),
+            sim_s,
+            events: r.events,
+            wall_s,
+            sim_per_wall: sim_s / wall_s,
+            events_per_s: r.events as f64 / wall_s,
+        }
+    }
+}
+
+/// The speed of the trials as CSV with a header line.
+pub fn speed_csv(speed: &[TrialSpeed]) -> String {
+    let mut s = String::from("label,sim_s,events,wall_s,sim_per_wall,events_per_s\n");
+    for t in speed {
+        let _ = writeln!(
+            s,
+            "{},{:.6},{},{:.6},{:.3},{:.0}",
+            csv_cell(&t.label),
+            t.sim_s,
+            t.events,
+            t.wall_s,
+            t.sim_per_wall,
+            t.events_per_s
+        );
+    }
+    s
+}
+
+/// The report's section on the simulator's speed.
+fn speed_markdown(speed: &[TrialSpeed]) -> String {
+    if speed.is_empty() {
+        return "\n## Simulator speed\n\nNot measured: no trial of this report was timed here \
+(the trials ran elsewhere, or none ran).\n"
+            .to_string();
+    }
+    let mut s = String::from(
+        "\n## Simulator speed\n\nWall-clock figures of this run on this machine: unlike the \
+results above they change from run to run (other load on the machine changes them too). \
+Data: [speed.csv](speed.csv)\n\n| trial | virtual s | events | wall s | virtual s per wall s | \
+events per wall s |\n|---|---|---|---|---|---|\n",
+    );
+    for t in speed {
+        let _ = writeln!(
+            s,
+            "| {} | {:.2} | {} | {:.3} | {:.0} | {:.3e} |",
+            t.label.replace('|', "\\|"),
+            t.sim_s,
+            t.events,
+            t.wall_s,
+            t.sim_per_wall,
+            t.events_per_s
+        );
+    }
+    if let Some(line) = speed_summary(speed) {
+        let _ = writeln!(s, "\n{line}");
+    }
+    s
+}
+
+/// One line on the simulator's speed over `speed`.
+pub fn speed_summary(speed: &[TrialSpeed]) -> Option<String> {
+    let sim: f64 = speed.iter().map(|t| t.sim_s).sum();
+    let wall: f64 = speed.iter().map(|t| t.wall_s).sum();
+    let events: u64 = speed.iter().map(|t| t.events).sum();
+    (wall > 0.0 && !speed.is_empty()).then(|| {
+        format!(
+            "simulator: {sim:.1} virtual s in {wall:.2} wall s over {} trials: {:.0} virtual s \
+per wall s, {:.3e} events per wall s",
+            speed.len(),
+            sim / wall,
+            events as f64 / wall
+        )
+    })
 }
 
 /// An I/O failure while writing the output.
@@ -235,6 +336,7 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
     }
     let progress = Progress::new(plan.len(), settings.progress);
     let mut results: Vec<TrialResult> = Vec::new();
+    let mut speed: Vec<TrialSpeed> = Vec::new();
     let mut status = Status::Complete;
     let mut error = None;
     for spec in &plan {
@@ -273,8 +375,12 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
             .as_ref()
             .map(|p| PathBuf::from(format!("{}.part", p.display())));
         env.work_dir = out.map(|d| d.join("live"));
+        let started = std::time::Instant::now();
         let r = match exp.run_trial(spec, &mut env) {
-            Ok(r) => r,
+            Ok(r) => {
+                speed.push(TrialSpeed::of(&r, started.elapsed()));
+                r
+            }
             Err(e) => {
                 if let Some(p) = &env.capture_file {
                     let _ = fs::remove_file(p);
@@ -343,7 +449,7 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         progress.trial_done(results.len(), &what);
     }
     progress.finish();
-    conclude(exp, settings, status, error, plan.len(), results, files)
+    conclude(exp, settings, status, error, results, files, speed)
 }
 
 /// The summary over the completed trials, written (with `settings.out`)
@@ -353,10 +459,11 @@ fn conclude(
     settings: &RunSettings<'_>,
     status: Status,
     error: Option<ExperimentError>,
-    planned: usize,
     results: Vec<TrialResult>,
     mut files: Vec<PathBuf>,
+    speed: Vec<TrialSpeed>,
 ) -> Result<Outcome, OutputError> {
+    let planned = exp.plan().len();
     let report = exp.summarize(&results);
     if let Some(dir) = settings.out.as_deref() {
         write_summary(
@@ -368,6 +475,7 @@ fn conclude(
             planned,
             &results,
             &report,
+            &speed,
             &mut files,
         )?;
     }
@@ -378,6 +486,7 @@ fn conclude(
         results,
         report,
         files,
+        speed,
     })
 }
 
@@ -475,7 +584,9 @@ pub fn run_one(
 /// Writes the output of a run whose trials ran elsewhere (split across
 /// processes or machines with [`run_one`] and gathered back in plan
 /// order, each with its channel captures) exactly as [`run`] writes it
-/// for the same trials: the same files, byte for byte. `status` and
+/// for the same trials: the same files, byte for byte, except the
+/// simulator's speed, which only a run that timed its own trials has
+/// (`speed.csv` is then empty and the report says so). `status` and
 /// `error` say how the run ended, as [`Outcome`] does.
 pub fn write_completed(
     exp: &dyn Experiment,
@@ -484,7 +595,6 @@ pub fn write_completed(
     status: Status,
     error: Option<ExperimentError>,
 ) -> Result<Outcome, OutputError> {
-    let planned = exp.plan().len();
     let mut files: Vec<PathBuf> = Vec::new();
     let out = settings.out.as_deref();
     if let Some(dir) = out {
@@ -502,7 +612,7 @@ pub fn write_completed(
         }
         results.push(r);
     }
-    conclude(exp, settings, status, error, planned, results, files)
+    conclude(exp, settings, status, error, results, files, Vec::new())
 }
 
 fn describe(r: &TrialResult) -> String {
@@ -531,6 +641,7 @@ fn write_summary(
     planned: usize,
     results: &[TrialResult],
     report: &Report,
+    speed: &[TrialSpeed],
     files: &mut Vec<PathBuf>,
 ) -> Result<(), OutputError> {
     let err_text = error.map(|e| e.0.clone());
@@ -550,6 +661,8 @@ fn write_summary(
     write_atomic(dir, Path::new("results.csv"), trials_csv(&refs).as_bytes())?;
     files.push("results.json".into());
     files.push("results.csv".into());
+    write_atomic(dir, Path::new("speed.csv"), speed_csv(speed).as_bytes())?;
+    files.push("speed.csv".into());
     let mut table_files = Vec::new();
     for t in &report.tables {
         let rel = PathBuf::from(format!("{}.csv", safe(&t.name)));
@@ -574,7 +687,7 @@ fn write_summary(
             }
         }
     }
-    let md = markdown(
+    let mut md = markdown(
         exp,
         settings,
         status,
@@ -587,6 +700,7 @@ fn write_summary(
         &plot_errors,
         files,
     );
+    md.push_str(&speed_markdown(speed));
     write_atomic(dir, Path::new("report.md"), md.as_bytes())?;
     files.push("report.md".into());
     Ok(())
@@ -685,7 +799,7 @@ trials completed before it.\n",
         // same results.json and CSV again. Relative to this directory, so
         // the report does not depend on where it was written.
         s.push_str(
-            "## Reproduce\n\nIn this directory, the same tables, JSON and CSV again (the \
+            "## Reproduce\n\nIn this directory, the same tables, results.json and results.csv again (the \
 scenario as run holds the seed, the trials and every override; the calibration file the \
 crypto cost model):\n\n```sh\nwisec lab run scenario.toml --calibration calibration.json \
 --out again\n```\n\n",

@@ -246,9 +246,117 @@ impl Recorder {
     }
 }
 
+/// One record of a radiotap pcap: when, and the 802.11 frame with the
+/// radiotap header removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcapRecord {
+    /// Nanoseconds since the Unix epoch (or since the run's start, for a
+    /// simulated trial's capture).
+    pub ns: u64,
+    /// The MPDU.
+    pub mpdu: Vec<u8>,
+}
+
+/// Reads a classic pcap with radiotap headers, as [`PcapWriter`] writes it
+/// (microsecond files are read too, either byte order). A record cut
+/// short at the end of the file (a capture still being written) ends the
+/// list.
+pub fn read_radiotap(path: &Path) -> io::Result<Vec<PcapRecord>> {
+    let bytes = std::fs::read(path)?;
+    parse_radiotap(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{}: {e}", path.display()),
+        )
+    })
+}
+
+/// [`read_radiotap`] on bytes.
+pub fn parse_radiotap(b: &[u8]) -> Result<Vec<PcapRecord>, String> {
+    let magic = b.get(0..4).ok_or("shorter than a pcap header")?;
+    let (le, nano) = match u32::from_le_bytes([magic[0], magic[1], magic[2], magic[3]]) {
+        MAGIC_NANO => (true, true),
+        0xa1b2_c3d4 => (true, false),
+        0x4d3c_b2a1 => (false, true),
+        0xd4c3_b2a1 => (false, false),
+        m => return Err(format!("not a pcap file (magic {m:#010x})")),
+    };
+    let u32_at = |o: usize| -> Option<u32> {
+        let x: [u8; 4] = b.get(o..o + 4)?.try_into().ok()?;
+        Some(if le {
+            u32::from_le_bytes(x)
+        } else {
+            u32::from_be_bytes(x)
+        })
+    };
+    if u32_at(20).ok_or("shorter than a pcap header")? != LINKTYPE_RADIOTAP {
+        return Err("link type is not 802.11 with radiotap (127)".into());
+    }
+    let mut out = Vec::new();
+    let mut o = 24;
+    while let (Some(secs), Some(frac), Some(len)) = (u32_at(o), u32_at(o + 4), u32_at(o + 8)) {
+        let Some(data) = b.get(o + 16..o + 16 + len as usize) else {
+            break;
+        };
+        let sub = if nano {
+            u64::from(frac)
+        } else {
+            u64::from(frac) * 1000
+        };
+        let ns = u64::from(secs) * 1_000_000_000 + sub;
+        let rt = wisec_wire::radiotap::Radiotap::new_checked(data)
+            .map_err(|e| format!("record at offset {o}: radiotap: {e:?}"))?;
+        out.push(PcapRecord {
+            ns,
+            mpdu: rt.payload().to_vec(),
+        });
+        o += 16 + len as usize;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn records_read_back_as_written() {
+        let mut w = PcapWriter::new(Vec::new()).unwrap();
+        let ch = RadioChannel::for_profile(&PhyProfile::b());
+        w.write(
+            1_700_000_000_123_456_789,
+            &ch.radiotap(Rate::CCK_11),
+            &[0x08, 0, 1, 2],
+        )
+        .unwrap();
+        w.write(
+            1_700_000_001_000_000_000,
+            &ch.radiotap(Rate::DSSS_1),
+            &[0x80, 0],
+        )
+        .unwrap();
+        let mut b = w.finish().unwrap();
+        let r = parse_radiotap(&b).unwrap();
+        assert_eq!(
+            r,
+            vec![
+                PcapRecord {
+                    ns: 1_700_000_000_123_456_789,
+                    mpdu: vec![0x08, 0, 1, 2]
+                },
+                PcapRecord {
+                    ns: 1_700_000_001_000_000_000,
+                    mpdu: vec![0x80, 0]
+                },
+            ]
+        );
+        // A record cut short ends the list; a wrong link type is an error.
+        b.truncate(b.len() - 1);
+        assert_eq!(parse_radiotap(&b).unwrap().len(), 1);
+        b[20] = 1;
+        assert!(parse_radiotap(&b).is_err());
+        assert!(parse_radiotap(b"abc").is_err());
+    }
 
     #[test]
     fn file_and_record_layout() {

@@ -494,6 +494,11 @@ pub const BUILTIN: &[Builtin] = &[
         text: include_str!("../../../scenarios/congestion.toml"),
     },
     Builtin {
+        name: "multihop",
+        path: "scenarios/multihop.toml",
+        text: include_str!("../../../scenarios/multihop.toml"),
+    },
+    Builtin {
         name: "overhead",
         path: "scenarios/overhead.toml",
         text: include_str!("../../../scenarios/overhead.toml"),

@@ -361,6 +361,19 @@ struct Sta {
     /// Slot boundary from which `backoff` slots run (an expiry event is
     /// scheduled at `countdown + backoff × slot`).
     countdown: Option<Time>,
+    /// The backoff expiry event in the queue (time and tag), if any. A
+    /// countdown that freezes and restarts keeps it: it can only have
+    /// moved later, and the event moves itself there when it fires,
+    /// instead of a dead event per freeze piling up in the queue (with
+    /// many stations those were most of the events).
+    backoff_event: Option<(Time, u64)>,
+    /// `gen` when the current countdown started: the countdown is live
+    /// while `gen` still has that value.
+    countdown_gen: u64,
+    /// The queue sequence number taken when the current countdown started:
+    /// its expiry event is queued with it, wherever it is scheduled from,
+    /// so events at the same instant run in the order they always did.
+    countdown_seq: u64,
     gen: u64,
     state: MacState,
     /// Transmissions this station hears that are on the air.
@@ -463,14 +476,19 @@ enum Event {
         node: usize,
         token: u64,
     },
-    Wired {
-        link: usize,
-        to: usize,
-        packet: Vec<u8>,
-    },
+    /// Boxed: the queue moves events around, and this one would make
+    /// every event twice as large.
+    Wired(Box<WiredDelivery>),
     Input {
         node: usize,
     },
+}
+
+#[derive(Debug)]
+struct WiredDelivery {
+    link: usize,
+    to: usize,
+    packet: Vec<u8>,
 }
 
 struct Entry {
@@ -610,6 +628,9 @@ impl Simulator {
             cw: cw_min,
             backoff,
             countdown: None,
+            backoff_event: None,
+            countdown_gen: 0,
+            countdown_seq: 0,
             gen: 0,
             state: MacState::Idle,
             busy: 0,
@@ -837,11 +858,11 @@ impl Simulator {
         if let Some(at) = l.dirs[end].enqueue(&cfg, now, packet.len()) {
             self.schedule(
                 at,
-                Event::Wired {
+                Event::Wired(Box::new(WiredDelivery {
                     link: link.0,
                     to: 1 - end,
                     packet,
-                },
+                })),
             );
         }
     }
@@ -849,9 +870,24 @@ impl Simulator {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxEnd { channel, id } => self.tx_end(channel, id),
-            Event::Backoff { sta, gen } => {
-                if self.stas[sta].gen == gen && self.stas[sta].countdown.is_some() {
-                    self.backoff_done(sta);
+            Event::Backoff { sta, gen: tag } => {
+                let s = &mut self.stas[sta];
+                if s.backoff_event.map(|(_, t)| t) != Some(tag) {
+                    return;
+                }
+                s.backoff_event = None;
+                if s.gen != s.countdown_gen {
+                    return;
+                }
+                if let (Some(origin), Some(b), own) = (s.countdown, s.backoff, s.countdown_seq) {
+                    let expiry = origin + self.phy(sta).slot().mul(u64::from(b));
+                    if expiry > self.now || tag != own {
+                        // The countdown froze and resumed since this was
+                        // scheduled: follow it.
+                        self.schedule_backoff(sta, expiry);
+                    } else {
+                        self.backoff_done(sta);
+                    }
                 }
             }
             Event::Timeout { sta, gen } => {
@@ -874,9 +910,9 @@ impl Simulator {
             Event::Timer { node, token } => {
                 self.call_node(node, |n, now, ctx| n.on_timer(now, token, ctx));
             }
-            Event::Wired { link, to, packet } => {
-                let (node, port) = self.links[link].ends[to];
-                self.call_node(node.0, |n, now, ctx| n.on_wired(now, port, &packet, ctx));
+            Event::Wired(w) => {
+                let (node, port) = self.links[w.link].ends[w.to];
+                self.call_node(node.0, |n, now, ctx| n.on_wired(now, port, &w.packet, ctx));
             }
             Event::Input { node } => {
                 self.call_node(node, |n, now, ctx| n.on_input(now, ctx));
@@ -955,11 +991,29 @@ impl Simulator {
         let s = &mut self.stas[sta];
         s.countdown = Some(origin);
         s.gen += 1;
-        let gen = s.gen;
-        self.schedule(
-            origin + slot.mul(u64::from(slots)),
-            Event::Backoff { sta, gen },
-        );
+        s.countdown_gen = s.gen;
+        self.seq += 1;
+        let s = &mut self.stas[sta];
+        s.countdown_seq = self.seq;
+        let expiry = origin + slot.mul(u64::from(slots));
+        // An expiry event still queued for no later than this one moves
+        // itself here when it fires.
+        if s.backoff_event.is_none_or(|(at, _)| at > expiry) {
+            self.schedule_backoff(sta, expiry);
+        }
+    }
+
+    /// Queues the expiry event of the current countdown of `sta` at `at`
+    /// (superseding any), with the countdown's sequence number, which is
+    /// also its tag.
+    fn schedule_backoff(&mut self, sta: usize, at: Time) {
+        let seq = self.stas[sta].countdown_seq;
+        self.stas[sta].backoff_event = Some((at, seq));
+        self.events.push(Entry {
+            at: at.max(self.now),
+            seq,
+            ev: Event::Backoff { sta, gen: seq },
+        });
     }
 
     fn draw_backoff(&mut self, sta: usize) {
@@ -971,10 +1025,8 @@ impl Simulator {
     /// The medium became busy for `sta` at `now`: freeze its countdown,
     /// keeping the slots that passed, unless its backoff ends before it can
     /// notice.
-    fn freeze(&mut self, sta: usize) {
+    fn freeze(&mut self, sta: usize, slot: Time, cca: Time) {
         let now = self.now;
-        let slot = self.phy(sta).slot();
-        let cca = self.phy(sta).cca_delay();
         let s = &mut self.stas[sta];
         let (Some(origin), Some(b)) = (s.countdown, s.backoff) else {
             return;
@@ -1184,6 +1236,12 @@ impl Simulator {
         let n = self.channels[c].n();
         let mut clean = vec![false; n];
         let mut audible = vec![false; n];
+        // Every receiver shares the channel's PHY (and its slot and CCA
+        // time, asked once rather than per receiver).
+        let (slot, cca) = (
+            self.channels[c].phy.slot(),
+            self.channels[c].phy.cca_delay(),
+        );
         {
             let ch = &mut self.channels[c];
             for t in ch.on_air.iter_mut() {
@@ -1210,7 +1268,7 @@ impl Simulator {
             }
             self.stas[rs].busy += 1;
             if !transmitting {
-                self.freeze(rs);
+                self.freeze(rs, slot, cca);
             }
         }
         let ch = &mut self.channels[c];

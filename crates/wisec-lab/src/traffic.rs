@@ -13,6 +13,11 @@ pub const IP_UDP_HEADERS: usize = 28;
 pub const DISCARD_PORT: u16 = 9;
 
 /// RFC 1071 Internet checksum of `data` with `initial` already summed.
+///
+/// The one's complement sum is taken over 32-bit big-endian words in a
+/// 64-bit accumulator and folded to 16 bits at the end (RFC 1071, 2(B):
+/// the sum may be computed in any word size and folded), the last one to
+/// three octets zero padded.
 fn internet_checksum(data: &[u8], initial: u32) -> u16 {
     !(wisec_bare::net::ones_sum(initial, data) as u16)
 }
@@ -20,26 +25,35 @@ fn internet_checksum(data: &[u8], initial: u32) -> u16 {
 /// An IPv4 packet of `ip_len` octets (at least 28) carrying a UDP datagram
 /// from `src` to `dst`; the payload starts with `seq` and repeats it.
 pub fn ipv4_udp(ip_len: usize, src: [u8; 4], dst: [u8; 4], ident: u16, seq: u64) -> Vec<u8> {
-    let ip_len = ip_len.clamp(IP_UDP_HEADERS, 65_535);
+    let mut p = vec![0u8; ip_len.clamp(IP_UDP_HEADERS, 65_535)];
+    write_ipv4_udp(&mut p, src, dst, ident, seq);
+    p
+}
+
+/// Writes the packet of [`ipv4_udp`] over all of `p` (whose length is the
+/// IP length, 28 to 65535 octets).
+fn write_ipv4_udp(p: &mut [u8], src: [u8; 4], dst: [u8; 4], ident: u16, seq: u64) {
+    let ip_len = p.len();
     let udp_len = ip_len - 20;
-    let mut p = Vec::with_capacity(ip_len);
     // RFC 791 header: version 4, IHL 5, total length, identification,
     // DF, TTL 64, protocol 17.
-    p.extend([0x45, 0]);
-    p.extend((ip_len as u16).to_be_bytes());
-    p.extend(ident.to_be_bytes());
-    p.extend([0x40, 0, 64, 17, 0, 0]);
-    p.extend(src);
-    p.extend(dst);
-    let ck = internet_checksum(&p, 0);
+    p[..2].copy_from_slice(&[0x45, 0]);
+    p[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
+    p[4..6].copy_from_slice(&ident.to_be_bytes());
+    p[6..12].copy_from_slice(&[0x40, 0, 64, 17, 0, 0]);
+    p[12..16].copy_from_slice(&src);
+    p[16..20].copy_from_slice(&dst);
+    let ck = internet_checksum(&p[..20], 0);
     p[10..12].copy_from_slice(&ck.to_be_bytes());
     // RFC 768 header.
-    p.extend(40_000u16.to_be_bytes());
-    p.extend(DISCARD_PORT.to_be_bytes());
-    p.extend((udp_len as u16).to_be_bytes());
-    p.extend([0, 0]);
+    p[20..22].copy_from_slice(&40_000u16.to_be_bytes());
+    p[22..24].copy_from_slice(&DISCARD_PORT.to_be_bytes());
+    p[24..26].copy_from_slice(&(udp_len as u16).to_be_bytes());
+    p[26..28].copy_from_slice(&[0, 0]);
     let s = seq.to_be_bytes();
-    p.extend((0..udp_len - 8).map(|i| s[i % 8]));
+    for c in p[IP_UDP_HEADERS..].chunks_mut(8) {
+        c.copy_from_slice(&s[..c.len()]);
+    }
     // Checksum over the pseudo-header and the datagram.
     let mut pseudo = 0u32;
     for w in [&src[..], &dst[..]] {
@@ -52,7 +66,6 @@ pub fn ipv4_udp(ip_len: usize, src: [u8; 4], dst: [u8; 4], ident: u16, seq: u64)
         c => c,
     };
     p[26..28].copy_from_slice(&ck.to_be_bytes());
-    p
 }
 
 /// A station that always has a UDP datagram for the AP: every poll gets a
@@ -95,13 +108,6 @@ impl SaturatedSource {
     /// The MPDU of datagram `seq`.
     pub fn frame(&self, seq: u64) -> Vec<u8> {
         let a = self.addr.0;
-        let ip = ipv4_udp(
-            self.ip_len,
-            [10, 0, a[4], a[5]],
-            [10, 0, 0, 1],
-            seq as u16,
-            seq,
-        );
         let addressing = Addressing::ToAp {
             bssid: self.bssid,
             sa: self.addr,
@@ -109,10 +115,21 @@ impl SaturatedSource {
         };
         // 9.2.4.4: sequence number in bits 4..16.
         let header = addressing.header(self.tid, ((seq as u16) & 0x0fff) << 4);
-        let repr = DataFrameRepr::msdu(header, EtherType::IPV4, &ip);
-        let mut buf = vec![0u8; repr.buffer_len().unwrap_or(0)];
+        // The header and LLC/SNAP, then the packet built in its place
+        // (neither carries the MSDU's length).
+        let repr = DataFrameRepr::msdu(header, EtherType::IPV4, &[]);
+        let head = repr.buffer_len().unwrap_or(0);
+        let ip_len = self.ip_len.clamp(IP_UDP_HEADERS, 65_535);
+        let mut buf = vec![0u8; head + ip_len];
         // A To-DS data header with an MSDU always emits.
-        let _ = repr.emit(&mut buf);
+        let _ = repr.emit(&mut buf[..head]);
+        write_ipv4_udp(
+            &mut buf[head..],
+            [10, 0, a[4], a[5]],
+            [10, 0, 0, 1],
+            seq as u16,
+            seq,
+        );
         buf
     }
 }
@@ -217,6 +234,32 @@ impl Node for Sink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checksum_over_wide_words_equals_rfc_1071s_16_bit_sum() {
+        // The 16-bit definition (RFC 1071, 4.1), the odd octet padded.
+        fn reference(data: &[u8], initial: u32) -> u16 {
+            let mut sum = initial;
+            for c in data.chunks(2) {
+                sum += u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0));
+            }
+            while sum > 0xffff {
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            !(sum as u16)
+        }
+        let data: Vec<u8> = (0..300u32).map(|i| (i * 89 + 7) as u8).collect();
+        for len in 0..data.len() {
+            for initial in [0, 17, 0x1_fffe] {
+                assert_eq!(
+                    internet_checksum(&data[..len], initial),
+                    reference(&data[..len], initial),
+                    "len {len}"
+                );
+            }
+        }
+        assert_eq!(internet_checksum(&[0xff; 64], 0), reference(&[0xff; 64], 0));
+    }
 
     #[test]
     fn ipv4_udp_checksums_verify() {

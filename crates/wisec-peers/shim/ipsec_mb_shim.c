@@ -36,15 +36,38 @@ const char *wisec_imb_library_version(void)
         return imb_get_version_str();
 }
 
-/* Allocates a manager and lets the library pick its best code path. */
-IMB_MGR *wisec_imb_new(int *arch)
+/*
+ * Allocates a manager for the code path `want` (an IMB_ARCH value: SSE,
+ * AVX2 or AVX512), or lets the library pick its best path (want == 0).
+ * The library refuses a path the CPU lacks (imb_get_errno), and then
+ * NULL is returned.
+ */
+IMB_MGR *wisec_imb_new(int want, int *arch)
 {
         IMB_MGR *m = alloc_mb_mgr(0);
         IMB_ARCH a = IMB_ARCH_NONE;
 
         if (m == NULL)
                 return NULL;
-        init_mb_mgr_auto(m, &a);
+        switch (want) {
+        case 0:
+                init_mb_mgr_auto(m, &a);
+                break;
+        case IMB_ARCH_SSE:
+                init_mb_mgr_sse(m);
+                a = IMB_ARCH_SSE;
+                break;
+        case IMB_ARCH_AVX2:
+                init_mb_mgr_avx2(m);
+                a = IMB_ARCH_AVX2;
+                break;
+        case IMB_ARCH_AVX512:
+                init_mb_mgr_avx512(m);
+                a = IMB_ARCH_AVX512;
+                break;
+        default:
+                break;
+        }
         if (imb_get_errno(m) != 0 || a == IMB_ARCH_NONE) {
                 free_mb_mgr(m);
                 return NULL;
@@ -141,4 +164,70 @@ int64_t wisec_imb_ccm(IMB_MGR *m, const void *enc_keys, uint64_t key_len,
         if (done != n)
                 return (int64_t)n;
         return -1;
+}
+
+/* One AES-GCM message: 12-byte IV, AAD, 16-byte tag. */
+struct wisec_imb_gcm_msg {
+        const uint8_t *src;
+        uint8_t *dst;
+        uint64_t len;
+        const uint8_t *iv;
+        const uint8_t *aad;
+        uint64_t aad_len;
+        uint8_t *tag;
+};
+
+/* Size of the precomputed GCM key (round keys and hash key powers). */
+uint64_t wisec_imb_gcm_key_size(void)
+{
+        return sizeof(struct gcm_key_data);
+}
+
+/* Expands a 16- or 32-byte key into kd (64-byte aligned, size above). */
+int wisec_imb_gcm_pre(IMB_MGR *m, const uint8_t *key, uint64_t key_len,
+                      void *kd)
+{
+        if (key_len == 16)
+                IMB_AES128_GCM_PRE(m, key, kd);
+        else if (key_len == 32)
+                IMB_AES256_GCM_PRE(m, key, kd);
+        else
+                return -1;
+        return 0;
+}
+
+/*
+ * Runs n AES-GCM messages through the direct GCM API of the manager's
+ * code path (GCM is a single-buffer algorithm in ipsec-mb: each message
+ * runs on its own, with the whole vector width). encrypt != 0: dst gets the ciphertext, tag the tag;
+ * encrypt == 0: dst gets the plaintext and tag the computed tag (the
+ * caller compares).
+ */
+void wisec_imb_gcm(IMB_MGR *m, const void *kd, uint64_t key_len,
+                   int encrypt, const struct wisec_imb_gcm_msg *msgs,
+                   uint64_t n)
+{
+        struct gcm_context_data ctx;
+        uint64_t i;
+
+        for (i = 0; i < n; i++) {
+                const struct wisec_imb_gcm_msg *g = &msgs[i];
+
+                if (key_len == 16 && encrypt)
+                        IMB_AES128_GCM_ENC(m, kd, &ctx, g->dst, g->src, g->len,
+                                           g->iv, g->aad, g->aad_len, g->tag,
+                                           16);
+                else if (key_len == 16)
+                        IMB_AES128_GCM_DEC(m, kd, &ctx, g->dst, g->src, g->len,
+                                           g->iv, g->aad, g->aad_len, g->tag,
+                                           16);
+                else if (encrypt)
+                        IMB_AES256_GCM_ENC(m, kd, &ctx, g->dst, g->src, g->len,
+                                           g->iv, g->aad, g->aad_len, g->tag,
+                                           16);
+                else
+                        IMB_AES256_GCM_DEC(m, kd, &ctx, g->dst, g->src, g->len,
+                                           g->iv, g->aad, g->aad_len, g->tag,
+                                           16);
+        }
 }

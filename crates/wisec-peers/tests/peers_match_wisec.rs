@@ -6,6 +6,9 @@
 //! `WISEC_ALLOW_MISSING_PEERS` is set: missing peers are never skipped
 //! silently (`scripts/prereqs.sh` installs them).
 
+mod common;
+
+use common::{hexv, vectors};
 use proptest::prelude::*;
 use wisec_crypto::ccmp::{self, Ccmp128, Ccmp256};
 use wisec_crypto::FrameProtector;
@@ -13,9 +16,6 @@ use wisec_peers::{all_peers, CcmMsg, CcmPeer, PeerError};
 use wisec_wire::mac_header::Header;
 
 const CCMP_HDR: usize = 8;
-
-/// What was flipped, then ciphertext, AAD, nonce and MIC to open.
-type Tamper<'a> = (&'a str, &'a [u8], &'a [u8], &'a [u8; 13], &'a [u8]);
 
 fn peers(key: &[u8]) -> Vec<Box<dyn CcmPeer>> {
     let allow_missing = std::env::var_os("WISEC_ALLOW_MISSING_PEERS").is_some();
@@ -50,82 +50,21 @@ fn check_frame(peers: &mut [Box<dyn CcmPeer>], plain: &[u8], pn: u64, protected:
         let want_mic = &protected[start + body.len()..];
         assert_eq!(want_mic.len(), tl);
 
-        let mut ct = vec![0u8; body.len()];
-        let mut tag = vec![0u8; tl];
-        p.seal(&mut [CcmMsg {
-            nonce: &nonce,
-            aad: &aad,
-            input: &body,
-            output: &mut ct,
-            tag: &mut tag,
-        }])
-        .unwrap();
-        assert_eq!(ct, want_ct, "{} ciphertext, body {}", p.name(), body.len());
-        assert_eq!(tag, want_mic, "{} MIC, body {}", p.name(), body.len());
+        let name = p.name();
+        common::seals_and_opens_like_wisec(
+            name,
+            |m, seal| if seal { p.seal(m) } else { p.open(m) },
+            &nonce,
+            &aad,
+            &body,
+            want_ct,
+            want_mic,
+        );
 
-        let mut pt = vec![0u8; body.len()];
-        let mut rx_tag = want_mic.to_vec();
-        p.open(&mut [CcmMsg {
-            nonce: &nonce,
-            aad: &aad,
-            input: want_ct,
-            output: &mut pt,
-            tag: &mut rx_tag,
-        }])
-        .unwrap();
-        assert_eq!(pt, body, "{} plaintext", p.name());
-
-        // A flipped MIC, ciphertext, AAD or nonce byte is rejected, and the
-        // output is wiped.
-        let mut bad_ct = want_ct.to_vec();
-        if let Some(b) = bad_ct.first_mut() {
-            *b ^= 0x01;
-        }
-        let mut bad_aad = aad.clone();
-        bad_aad[4] ^= 0x01; // A1
-        let mut bad_nonce = nonce;
-        bad_nonce[12] ^= 0x01; // PN0
-        let mut bad_tag = want_mic.to_vec();
-        bad_tag[tl - 1] ^= 0x80;
-        let cases: [Tamper<'_>; 4] = [
-            ("mic", want_ct, &aad, &nonce, &bad_tag),
-            ("ciphertext", &bad_ct, &aad, &nonce, want_mic),
-            ("aad", want_ct, &bad_aad, &nonce, want_mic),
-            ("nonce", want_ct, &aad, &bad_nonce, want_mic),
-        ];
-        for (what, input, a, n, t) in cases {
-            if what == "ciphertext" && body.is_empty() {
-                continue;
-            }
-            let mut out = vec![0xaau8; body.len()];
-            let mut t = t.to_vec();
-            let r = p.open(&mut [CcmMsg {
-                nonce: n,
-                aad: a,
-                input,
-                output: &mut out,
-                tag: &mut t,
-            }]);
-            assert_eq!(
-                r,
-                Err(PeerError::Integrity { index: 0 }),
-                "{} accepted a flipped {what}",
-                p.name()
-            );
-            assert!(out.iter().all(|&b| b == 0), "{} left output", p.name());
-        }
+        // A flipped MIC, ciphertext, AAD (A1) or nonce (PN0) byte is
+        // rejected, and the output is wiped.
+        common::refuses_tampering(name, |m| p.open(m), &nonce, &aad, want_ct, want_mic, 4, 12);
     }
-}
-
-fn vectors() -> serde_json::Value {
-    serde_json::from_str(include_str!(
-        "../../wisec-crypto/tests/vectors/ieee80211_vectors.json"
-    ))
-    .unwrap()
-}
-
-fn hexv(v: &serde_json::Value) -> Vec<u8> {
-    hex::decode(v.as_str().unwrap()).unwrap()
 }
 
 #[test]

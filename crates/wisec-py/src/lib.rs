@@ -6,7 +6,7 @@
 //! and turns every failure into a Python exception: `TypeError` for a
 //! wrong type, `ValueError` (or one of the subclasses below) with the
 //! message the `wisec` command prints for the same mistake. A panic is a
-//! bug; [`guard`] still turns one into `RuntimeError` rather than let it
+//! bug; `guard` still turns one into `RuntimeError` rather than let it
 //! reach the interpreter as `PanicException`.
 #![forbid(unsafe_code)]
 

@@ -24,6 +24,8 @@ impl ElementId {
     pub const DSSS_PARAMETER_SET: ElementId = ElementId(3);
     /// TIM (9.4.2.5).
     pub const TIM: ElementId = ElementId(5);
+    /// IBSS Parameter Set (9.4.2.7): the ATIM Window of an IBSS.
+    pub const IBSS_PARAMETER_SET: ElementId = ElementId(6);
     /// Country (9.4.2.8).
     pub const COUNTRY: ElementId = ElementId(7);
     /// BSS Load (9.4.2.26).

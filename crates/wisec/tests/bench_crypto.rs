@@ -5,18 +5,21 @@
 use serde_json::Value;
 use std::process::Command;
 
-const IDS: [&str; 19] = [
+const IDS: [&str; 30] = [
     "wep40",
     "wep104",
     "tkip",
     "ccmp128",
     "ccmp128-batch",
+    "ccmp128-batch-avx2",
     "ccmp128-generic",
     "icbc",
     "ccmp256",
     "ccmp256-batch",
     "gcmp128",
+    "gcmp128-avx2",
     "gcmp256",
+    "gcmp256-avx2",
     "bip-cmac128",
     "bip-cmac256",
     "bip-gmac128",
@@ -24,10 +27,49 @@ const IDS: [&str; 19] = [
     "aes-cmac",
     "openssl",
     "ipsec-mb",
+    "ipsec-mb-avx2",
     "rustcrypto-ccm",
+    "openssl-gcm128",
+    "ipsec-mb-gcm128",
+    "ipsec-mb-gcm128-avx2",
+    "openssl-gcm256",
+    "ipsec-mb-gcm256",
+    "openssl-rc4",
+    "openssl-rc4-stream",
 ];
 const SIZES: [u64; 11] = [16, 32, 48, 50, 64, 250, 500, 750, 1000, 1500, 2304];
-const PEERS: [&str; 3] = ["openssl", "ipsec-mb", "rustcrypto-ccm"];
+const PEERS: [&str; 11] = [
+    "openssl",
+    "ipsec-mb",
+    "ipsec-mb-avx2",
+    "rustcrypto-ccm",
+    "openssl-gcm128",
+    "ipsec-mb-gcm128",
+    "ipsec-mb-gcm128-avx2",
+    "openssl-gcm256",
+    "ipsec-mb-gcm256",
+    "openssl-rc4",
+    "openssl-rc4-stream",
+];
+/// The wisec rows and peers the report divides (`report::PAIRS`).
+const PAIRS: [(&str, &str); 16] = [
+    ("ccmp128", "openssl"),
+    ("ccmp128", "ipsec-mb"),
+    ("ccmp128", "rustcrypto-ccm"),
+    ("ccmp128-batch", "openssl"),
+    ("ccmp128-batch", "ipsec-mb"),
+    ("ccmp128-batch", "rustcrypto-ccm"),
+    ("ccmp128-batch-avx2", "ipsec-mb-avx2"),
+    ("gcmp128", "openssl-gcm128"),
+    ("gcmp128", "ipsec-mb-gcm128"),
+    ("gcmp128-avx2", "ipsec-mb-gcm128-avx2"),
+    ("gcmp256", "openssl-gcm256"),
+    ("gcmp256", "ipsec-mb-gcm256"),
+    ("wep104", "openssl-rc4"),
+    ("wep104", "openssl-rc4-stream"),
+    ("tkip", "openssl-rc4"),
+    ("tkip", "openssl-rc4-stream"),
+];
 
 fn wisec(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_wisec"))
@@ -50,7 +92,7 @@ fn quick_json_report_has_every_part() {
     assert!(stderr.contains("ns/frame, protect"), "{stderr}");
     assert!(stderr.contains("seed 002"), "{stderr}");
 
-    assert_eq!(r["schema"], "wisec-bench-crypto/1");
+    assert_eq!(r["schema"], "wisec-bench-crypto/2");
     let c = &r["config"];
     assert_eq!(c["quick"], true);
     assert_eq!(c["samples"], 3);
@@ -68,7 +110,7 @@ fn quick_json_report_has_every_part() {
 
     // One row per id, operation and size.
     let rows = r["results"].as_array().unwrap();
-    let ids = &IDS[..];
+    let ids = IDS;
     assert_eq!(rows.len(), ids.len() * 2 * SIZES.len());
     for id in ids {
         for op in ["protect", "unprotect"] {
@@ -92,6 +134,9 @@ fn quick_json_report_has_every_part() {
         }
         if id.starts_with("bip-") && x["size"] == 2304 {
             assert_eq!(status, "unsupported", "{x}");
+        } else if id.ends_with("-avx2") && status == "unavailable" {
+            // A path this CPU lacks is listed as such, never timed.
+            assert!(x["reason"].as_str().unwrap().contains("lacks"), "{x}");
         } else {
             assert_eq!(status, "ok", "{x}");
         }
@@ -131,11 +176,17 @@ fn quick_json_report_has_every_part() {
         let (op, size) = (x["op"].as_str().unwrap(), x["size"].as_u64().unwrap());
         let w = median(x["wisec"].as_str().unwrap(), op, size).unwrap();
         let p = median(x["peer"].as_str().unwrap(), op, size).unwrap();
+        // One run: its ratio is the median of the pooled samples' ratio.
         assert!(close(x["speedup"].as_f64().unwrap(), p / w), "{x}");
+        assert_eq!(x["min"], x["speedup"], "{x}");
+        assert_eq!(x["max"], x["speedup"], "{x}");
+        assert_eq!(x["runs"].as_array().unwrap().len(), 1);
     }
-    let available = peers.iter().filter(|p| p["status"] == "available").count();
-    // Two wisec CCMP-128 variants against each available peer.
-    assert_eq!(ratios.len(), available * 2 * 2 * SIZES.len());
+    // Every pair whose two rows were measured has a ratio per size and op.
+    let ok = |id: &str| rows.iter().any(|x| x["id"] == id && x["status"] == "ok");
+    let pairs = PAIRS.iter().filter(|(w, p)| ok(w) && ok(p)).count();
+    assert_eq!(ratios.len(), pairs * 2 * SIZES.len());
+    assert_eq!(r["load"].as_array().unwrap().len(), 1);
 
     // Unprotect over protect for wisec's CCMP, from the same rows.
     let bal = r["unprotect_vs_protect"].as_array().unwrap();
@@ -214,6 +265,74 @@ fn check_row(x: &Value, ghz: Option<f64>) {
     );
     assert!(x["calls_per_sample"].as_u64().unwrap() >= 1);
     assert_eq!(x["frames_per_call"], 8);
+    assert_eq!(x["run_medians"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn repeat_reports_the_spread_of_the_ratios() {
+    let out = wisec(&[
+        "bench",
+        "crypto",
+        "--quick",
+        "--repeat",
+        "3",
+        "--suites",
+        "gcmp128,gcm-peers,wep104,rc4-peers",
+        "--sizes",
+        "64",
+        "--ops",
+        "protect",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["config"]["repeat"], 3);
+    assert_eq!(r["load"].as_array().unwrap().len(), 3);
+    let rows = r["results"].as_array().unwrap();
+    for x in rows.iter().filter(|x| x["status"] == "ok") {
+        // Samples of every run pooled; one median per run.
+        assert_eq!(x["ns_per_frame"]["samples"], 9, "{x}");
+        assert_eq!(x["run_medians"].as_array().unwrap().len(), 3, "{x}");
+    }
+    let ratios = r["ratios"].as_array().unwrap();
+    assert!(!ratios.is_empty());
+    for x in ratios {
+        let runs: Vec<f64> = x["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(runs.len(), 3, "{x}");
+        let (min, med, max) = (
+            x["min"].as_f64().unwrap(),
+            x["speedup"].as_f64().unwrap(),
+            x["max"].as_f64().unwrap(),
+        );
+        let mut s = runs.clone();
+        s.sort_by(f64::total_cmp);
+        assert!(
+            close(min, s[0]) && close(med, s[1]) && close(max, s[2]),
+            "{x}"
+        );
+        // Each run's ratio is the peer's median over wisec's in that run.
+        let med_of = |id: &str, k: usize| {
+            rows.iter().find(|y| y["id"] == id).unwrap()["run_medians"][k]
+                .as_f64()
+                .unwrap()
+        };
+        for (k, v) in runs.iter().enumerate() {
+            let want =
+                med_of(x["peer"].as_str().unwrap(), k) / med_of(x["wisec"].as_str().unwrap(), k);
+            assert!(close(*v, want), "{x}");
+        }
+    }
+    assert!(
+        stderr.contains("spread of the ratio over 3 runs"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("load average"), "{stderr}");
 }
 
 #[test]
@@ -243,7 +362,8 @@ fn json_file_and_selection() {
     assert!(table.contains("peer time / wisec time"), "{table}");
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let rows = r["results"].as_array().unwrap();
-    assert_eq!(rows.len(), 4 * 2);
+    // ccmp128 and every peer, at two sizes.
+    assert_eq!(rows.len(), (1 + PEERS.len()) * 2);
     assert!(rows.iter().all(|x| x["op"] == "protect"));
     assert_eq!(r["config"]["sizes"], serde_json::json!([16, 64]));
     // No ICBC or batch measured: the seed 002 rows say so with nulls.
@@ -261,6 +381,7 @@ fn bad_options_are_usage_errors() {
         &["bench", "crypto", "--sizes", "4000"],
         &["bench", "crypto", "--ops", "sign"],
         &["bench", "crypto", "--samples", "0"],
+        &["bench", "crypto", "--repeat", "0"],
         &["bench", "nothing"],
     ] {
         let out = wisec(args);

@@ -84,6 +84,27 @@ fn saturation_writes_its_report_and_is_reproducible() {
     assert!(sc.contains("seed = 5"), "{sc}");
     let md = std::fs::read_to_string(out1.join("report.md")).unwrap();
     assert!(md.contains("![Saturation throughput"), "{md}");
+    // The simulator's speed per trial: its virtual time and events, as in
+    // results.json, over the trial's wall time.
+    assert!(md.contains("## Simulator speed"), "{md}");
+    let speed = std::fs::read_to_string(out1.join("speed.csv")).unwrap();
+    let rows: Vec<&str> = speed.lines().skip(1).collect();
+    assert_eq!(rows.len(), 8, "{speed}");
+    for (row, trial) in rows.iter().zip(json["trials"].as_array().unwrap()) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[0], trial["spec"]["label"].as_str().unwrap());
+        assert_eq!(f[2], trial["events"].to_string());
+        let (sim, wall, per) = (
+            f[1].parse::<f64>().unwrap(),
+            f[3].parse::<f64>().unwrap(),
+            f[4].parse::<f64>().unwrap(),
+        );
+        assert!((sim - trial["sim_time_ns"].as_f64().unwrap() / 1e9).abs() < 1e-6);
+        assert!(
+            wall > 0.0 && (per - sim / wall).abs() <= 1e-3 * per + 1e-3,
+            "{row}"
+        );
+    }
     // The report's reproduction command, run as printed, gives the same
     // results.
     let cmd = md
@@ -271,6 +292,25 @@ fn usage_errors_exit_2() {
         let o = wisec(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(!o.stderr.is_empty());
+    }
+}
+
+/// multihop's bad input is refused before anything is created: a nice
+/// level Linux does not have, a chain without a relay, a run that is not
+/// live.
+#[test]
+fn multihop_refuses_bad_input_before_it_starts() {
+    for (set, says) in [
+        ("nice=-21,0", "-21 is not a nice level"),
+        ("nice=[19, 20]", "20 is not a nice level"),
+        ("chain=2", "3 to 50 nodes"),
+        ("live=false", "runs only live"),
+        ("load_on=sender", "load_on"),
+    ] {
+        let o = wisec(&["lab", "run", "multihop", "--set", set]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{set}: {err}");
+        assert!(err.contains(says), "{set}: {err}");
     }
 }
 

@@ -365,3 +365,74 @@ fn live_overhead_sets_the_simulator_beside_real_programs() {
     // The run left nothing behind.
     assert!(namespaces_of_pid(pid).is_empty());
 }
+
+/// Every copy of `program` where wisec looks for it: `PATH` and the
+/// directories it adds (the sbin directories, strongSwan's libexec).
+fn installed_copies(program: &str) -> Vec<String> {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mut dirs: Vec<&str> = path.split(':').collect();
+    dirs.extend([
+        "/usr/local/sbin",
+        "/usr/sbin",
+        "/sbin",
+        "/usr/lib/ipsec",
+        "/usr/libexec/ipsec",
+    ]);
+    let mut v: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("{d}/{program}"))
+        .filter(|p| Path::new(p).is_file())
+        .filter_map(|p| std::fs::canonicalize(&p).ok())
+        .map(|p| p.display().to_string())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// `lab run multihop` with a daemon or the load program missing — hidden
+/// behind /dev/null in a private mount namespace, the host's files
+/// untouched — names it with its Debian package and exits 1 before
+/// anything is created: no output directory, no namespace.
+#[test]
+fn multihop_names_a_missing_daemon_before_anything_starts() {
+    let _g = serial();
+    for (program, package) in [
+        ("babeld", "babeld"),
+        ("charon", "strongswan-charon"),
+        ("swanctl", "strongswan-swanctl"),
+        ("ffmpeg", "ffmpeg"),
+    ] {
+        let copies = installed_copies(program);
+        assert!(
+            !copies.is_empty(),
+            "{program} is installed (scripts/prereqs.sh)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("mh");
+        let hide: Vec<String> = copies
+            .iter()
+            .map(|p| format!("mount --bind /dev/null {p}"))
+            .collect();
+        // unshare execs the shell, which execs wisec: one process id.
+        let script = format!("{} && exec \"$0\" \"$@\"", hide.join(" && "));
+        let (o, pid) = run_pid(
+            Command::new("unshare")
+                .args(["--mount", "--propagation", "private", "sh", "-c"])
+                .arg(&script)
+                .arg(env!("CARGO_BIN_EXE_wisec"))
+                .args(["lab", "run", "multihop", "--quick", "-q", "--out"])
+                .arg(&out),
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{program}: {err}");
+        assert!(
+            err.contains(&format!(
+                "{program} is not installed (Debian package: {package}"
+            )),
+            "{program}: {err}"
+        );
+        assert!(!out.exists(), "{program}: {}", out.display());
+        assert!(namespaces_of_pid(pid).is_empty(), "{program}");
+    }
+}

@@ -433,8 +433,9 @@ fn synth_round_trip_every_akm_and_cipher() {
     }
 }
 
-/// `wisec bench decrypt --quick` runs wisec, airdecap-ng and tshark on
-/// the same synth capture and all three decrypt it.
+/// `wisec bench decrypt --quick` runs wisec (this binary, as a
+/// subprocess), airdecap-ng and tshark on the same synth capture and each
+/// decrypts what it should.
 #[test]
 fn bench_decrypt_quick_smoke() {
     let r = json(&[
@@ -455,7 +456,22 @@ fn bench_decrypt_quick_smoke() {
     assert_eq!(res[0]["decrypted"], protected, "{r}");
     assert_eq!(res[1]["decrypted"], 400, "{r}");
     assert_eq!(res[2]["decrypted"], protected, "{r}");
+    assert_eq!(r["unicast_data"], 400, "{r}");
     for m in res {
         assert!(m["frames_per_s"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(m["decrypted"], m["expected"], "{r}");
+        assert!(!m["does"].as_str().unwrap().is_empty(), "{r}");
+        let f = |k: &str| m[k].as_f64().unwrap();
+        assert!(
+            f("seconds_min") <= f("seconds") && f("seconds") <= f("seconds_max"),
+            "{r}"
+        );
+        assert!(
+            f("wisec_speedup_min") <= f("wisec_speedup") + 1e-9
+                && f("wisec_speedup") <= f("wisec_speedup_max") + 1e-9,
+            "{r}"
+        );
     }
+    // wisec against itself, round by round.
+    assert_eq!(res[0]["wisec_speedup"], 1.0, "{r}");
 }

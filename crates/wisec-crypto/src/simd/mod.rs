@@ -1,12 +1,14 @@
 //! AES engines of the batch CCMP path: the portable engine on the
 //! RustCrypto block cipher, and the x86-64 vector engines (AES-NI on xmm,
-//! VAES on ymm and zmm) with their key schedule and CPU detection.
+//! VAES on ymm and zmm) with their key schedule and CPU detection; the GCM
+//! engine of GCMP and BIP-GMAC ([`gcm`], kernels in `x86_gcm`); CRC-32 by
+//! carry-less folding (kernels in `x86_crc`).
 //!
 //! This is the only module of the crate that contains `unsafe` code, all of
-//! it in [`x86`]: calls to `core::arch` intrinsics behind a run-time CPU
-//! check, and loads/stores through pointers derived from slices whose
-//! bounds and disjointness are checked here, in safe code, before the
-//! vector kernels run.
+//! it in the x86 modules and the few volatile wipes here: calls to
+//! `core::arch` intrinsics behind a run-time CPU check, and loads/stores
+//! through pointers derived from slices whose bounds and disjointness are
+//! checked in safe code before the vector kernels run.
 //!
 //! The CCM work of a frame (RFC 3610, 2.2 and 2.3; IEEE Std 802.11-2020,
 //! 12.5.3.3) is cut into three phases that every engine implements:
@@ -26,8 +28,47 @@ use zeroize::Zeroize;
 use crate::batch::Path;
 use crate::ccm::AesCipher;
 
+pub(crate) mod gcm;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+mod x86_crc;
+#[cfg(target_arch = "x86_64")]
+mod x86_gcm;
+
+/// CRC-32 folding (see [`crate::crc32`]) on the widest path this CPU runs
+/// that `data` is long enough for; `None` leaves `data` to the tables.
+pub(crate) fn crc32_fold(crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+    [Path::Avx512, Path::Avx2, Path::AesNi]
+        .into_iter()
+        .find_map(|p| crc32_fold_path(p, crc, data))
+}
+
+/// CRC-32 folding on one path (`None`: the CPU lacks it, or `data` is
+/// shorter than its registers hold).
+pub(crate) fn crc32_fold_path(path: Path, crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_crc::fold_path(path, crc, data)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (path, crc, data);
+        None
+    }
+}
+
+/// True when this CPU runs the CRC-32 folding kernel of `path`.
+pub(crate) fn crc32_available(path: Path) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86_crc::available(path)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        path == Path::Portable
+    }
+}
 
 /// One AES block.
 pub(crate) type Blk = [u8; 16];

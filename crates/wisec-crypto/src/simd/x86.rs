@@ -24,6 +24,11 @@ pub(super) const AESNI: u8 = 1 << 0;
 pub(super) const AVX2_VAES: u8 = 1 << 1;
 /// AVX-512 F/BW/VL and VAES, with the OS saving zmm state.
 pub(super) const AVX512_VAES: u8 = 1 << 2;
+/// PCLMULQDQ: carry-less multiplication on xmm (GHASH).
+pub(super) const PCLMUL: u8 = 1 << 3;
+/// VPCLMULQDQ: carry-less multiplication on ymm and zmm (with the
+/// register state of [`AVX2_VAES`] or [`AVX512_VAES`]).
+pub(super) const VPCLMUL: u8 = 1 << 4;
 const PROBED: u8 = 1 << 7;
 
 static FEATURES: AtomicU8 = AtomicU8::new(0);
@@ -75,6 +80,14 @@ fn probe() -> u8 {
     }
     if f & AVX2_VAES != 0 && zmm_os && bit(ebx7, 16) && bit(ebx7, 30) && bit(ebx7, 31) {
         f |= AVX512_VAES;
+    }
+    // CPUID.1:ECX bit 1 (PCLMULQDQ), CPUID.(7,0):ECX bit 10 (VPCLMULQDQ);
+    // GCM uses them beside AES-NI only.
+    if bit(l1.ecx, 1) && f & AESNI != 0 {
+        f |= PCLMUL;
+    }
+    if f & PCLMUL != 0 && f & AVX2_VAES != 0 && bit(ecx7, 10) {
+        f |= VPCLMUL;
     }
     f
 }
@@ -198,7 +211,7 @@ pub(super) fn expand_key(key: &[u8], rk: &mut [Blk; 15]) -> Option<usize> {
 
 /// Byte order reversal within each 128-bit lane (turns the big-endian
 /// CCM counter into a little-endian 16-bit word 0).
-static REV: Blk = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+pub(super) static REV: Blk = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
 /// 16-bit word 0 = 1: the counter increment in reversed order.
 static ONE: Blk = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 /// The last byte = 1: `A_0 xor E15 = A_1` (the counter of `A_0` is 0).
@@ -208,7 +221,7 @@ static E15: Blk = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 /// run inside a function compiled for the instruction set (the kernels
 /// below are called from `#[target_feature]` wrappers), and pointer
 /// arguments must be valid for the access described.
-trait Vector: Copy {
+pub(super) trait Vector: Copy {
     /// Blocks per register.
     const B: usize;
     /// One block repeated.
@@ -232,14 +245,53 @@ trait Vector: Copy {
     unsafe fn rev(self, ctl: Self) -> Self;
     /// 16-bit add per block.
     unsafe fn add16(self, o: Self) -> Self;
+    /// 32-bit add per 32-bit word.
+    unsafe fn add32(self, o: Self) -> Self;
+    /// Carry-less product per block of the 64-bit halves `IMM` picks
+    /// (bit 0: high half of `self`, bit 4: high half of `o`).
+    unsafe fn clmul<const IMM: i32>(self, o: Self) -> Self;
+    /// The two 64-bit halves of each block swapped.
+    unsafe fn swap64(self) -> Self;
+    /// The xor of all blocks of the register.
+    unsafe fn fold(self) -> __m128i;
+    /// `x` in block 0, zeros in the others.
+    unsafe fn lane0(x: __m128i) -> Self;
+    /// `x` xored into block `lane < B`.
+    unsafe fn xor_lane(self, x: __m128i, lane: usize) -> Self;
+    unsafe fn and(self, o: Self) -> Self;
+    /// The first `n < 16 * B` bytes at `p` (valid for `n` bytes read),
+    /// zeros after them.
+    unsafe fn load_partial(p: *const u8, n: usize) -> Self;
+    /// Stores the first `n < 16 * B` bytes to `p` (valid for `n` bytes
+    /// written).
+    unsafe fn store_partial(self, p: *mut u8, n: usize);
+}
+
+/// Partial loads and stores through a zeroed stack block, for the widths
+/// without byte-masked moves. The block is wiped after use.
+#[inline(always)]
+unsafe fn load_via_stack<T: Vector>(p: *const u8, n: usize) -> T {
+    let mut b = [[0u8; 16]; 4];
+    core::ptr::copy_nonoverlapping(p, b.as_mut_ptr().cast::<u8>(), n);
+    let v = T::load(b.as_ptr());
+    super::wipe(&mut b);
+    v
+}
+
+#[inline(always)]
+unsafe fn store_via_stack<T: Vector>(v: T, p: *mut u8, n: usize) {
+    let mut b = [[0u8; 16]; 4];
+    v.store(b.as_mut_ptr());
+    core::ptr::copy_nonoverlapping(b.as_ptr().cast::<u8>(), p, n);
+    super::wipe(&mut b);
 }
 
 #[derive(Clone, Copy)]
-struct X(__m128i);
+pub(super) struct X(pub(super) __m128i);
 #[derive(Clone, Copy)]
-struct Y(__m256i);
+pub(super) struct Y(pub(super) __m256i);
 #[derive(Clone, Copy)]
-struct Z(__m512i);
+pub(super) struct Z(pub(super) __m512i);
 
 impl Vector for X {
     const B: usize = 1;
@@ -288,6 +340,42 @@ impl Vector for X {
     #[inline(always)]
     unsafe fn add16(self, o: X) -> X {
         X(_mm_add_epi16(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn add32(self, o: X) -> X {
+        X(_mm_add_epi32(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn clmul<const IMM: i32>(self, o: X) -> X {
+        X(_mm_clmulepi64_si128::<IMM>(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn swap64(self) -> X {
+        X(_mm_shuffle_epi32::<0x4e>(self.0))
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        self.0
+    }
+    #[inline(always)]
+    unsafe fn lane0(x: __m128i) -> X {
+        X(x)
+    }
+    #[inline(always)]
+    unsafe fn xor_lane(self, x: __m128i, _lane: usize) -> X {
+        X(_mm_xor_si128(self.0, x))
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: X) -> X {
+        X(_mm_and_si128(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> X {
+        load_via_stack(p, n)
+    }
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        store_via_stack(self, p, n)
     }
 }
 
@@ -343,6 +431,51 @@ impl Vector for Y {
     #[inline(always)]
     unsafe fn add16(self, o: Y) -> Y {
         Y(_mm256_add_epi16(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn add32(self, o: Y) -> Y {
+        Y(_mm256_add_epi32(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn clmul<const IMM: i32>(self, o: Y) -> Y {
+        Y(_mm256_clmulepi64_epi128::<IMM>(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn swap64(self) -> Y {
+        Y(_mm256_shuffle_epi32::<0x4e>(self.0))
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        _mm_xor_si128(
+            _mm256_castsi256_si128(self.0),
+            _mm256_extracti128_si256::<1>(self.0),
+        )
+    }
+    #[inline(always)]
+    unsafe fn lane0(x: __m128i) -> Y {
+        Y(_mm256_zextsi128_si256(x))
+    }
+    #[inline(always)]
+    unsafe fn xor_lane(self, x: __m128i, lane: usize) -> Y {
+        let v = _mm256_zextsi128_si256(x);
+        let v = if lane == 0 {
+            v
+        } else {
+            _mm256_permute2x128_si256::<0x08>(v, v)
+        };
+        Y(_mm256_xor_si256(self.0, v))
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Y) -> Y {
+        Y(_mm256_and_si256(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> Y {
+        load_via_stack(p, n)
+    }
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        store_via_stack(self, p, n)
     }
 }
 
@@ -410,12 +543,66 @@ impl Vector for Z {
     unsafe fn add16(self, o: Z) -> Z {
         Z(_mm512_add_epi16(self.0, o.0))
     }
+    #[inline(always)]
+    unsafe fn add32(self, o: Z) -> Z {
+        Z(_mm512_add_epi32(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn clmul<const IMM: i32>(self, o: Z) -> Z {
+        Z(_mm512_clmulepi64_epi128::<IMM>(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn swap64(self) -> Z {
+        Z(_mm512_shuffle_epi32::<0x4e>(self.0))
+    }
+    #[inline(always)]
+    unsafe fn fold(self) -> __m128i {
+        let h = _mm256_xor_si256(
+            _mm512_castsi512_si256(self.0),
+            _mm512_extracti64x4_epi64::<1>(self.0),
+        );
+        _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256::<1>(h))
+    }
+    #[inline(always)]
+    unsafe fn lane0(x: __m128i) -> Z {
+        Z(_mm512_zextsi128_si512(x))
+    }
+    #[inline(always)]
+    unsafe fn xor_lane(self, x: __m128i, lane: usize) -> Z {
+        // The four 32-bit words of block `lane`.
+        let m = (0xf_u16 << (4 * (lane & 3))) as __mmask16;
+        Z(_mm512_xor_si512(self.0, _mm512_maskz_broadcast_i32x4(m, x)))
+    }
+    #[inline(always)]
+    unsafe fn and(self, o: Z) -> Z {
+        Z(_mm512_and_si512(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn load_partial(p: *const u8, n: usize) -> Z {
+        // AVX-512BW byte-masked load: bytes past `n` are neither read
+        // (masked-off lanes do not fault) nor kept.
+        Z(_mm512_maskz_loadu_epi8(byte_mask(n), p.cast()))
+    }
+    #[inline(always)]
+    unsafe fn store_partial(self, p: *mut u8, n: usize) {
+        _mm512_mask_storeu_epi8(p.cast(), byte_mask(n), self.0)
+    }
+}
+
+/// The mask of the first `n` of 64 bytes.
+#[inline(always)]
+fn byte_mask(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
 }
 
 // ------------------------------------------------------------- kernels
 
 #[inline(always)]
-unsafe fn round_keys<T: Vector, const NR: usize>(rk: &[Blk; 15]) -> [T; 15] {
+pub(super) unsafe fn round_keys<T: Vector, const NR: usize>(rk: &[Blk; 15]) -> [T; 15] {
     let mut k = [T::splat(&rk[0]); 15];
     for (r, kr) in k.iter_mut().enumerate().take(NR + 1).skip(1) {
         *kr = T::splat(&rk[r]);

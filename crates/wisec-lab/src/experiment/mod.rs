@@ -16,6 +16,8 @@ pub mod attacks;
 pub mod ccm_udp;
 pub mod congestion;
 pub mod discosec;
+#[cfg(target_os = "linux")]
+pub mod multihop;
 pub mod overhead;
 #[cfg(target_os = "linux")]
 pub mod overhead_live;
@@ -67,6 +69,12 @@ between bare and Linux endpoints, timings D0-D5, beside seed 000's Figures 13-20
         name: "congestion",
         summary: "1, 2 and 4 802.11n clients fetching 320 KB over TCP through a 100 Mb/s wired \
 bottleneck with 0-150 Mb/s of competing traffic, and Table 3's exchange breakdown, beside seed 000",
+    },
+    ExperimentInfo {
+        name: "multihop",
+        summary: "IPsec setup time (strongSwan, IKEv1 3DES and IKEv2) between the ends of a \
+babeld-routed 802.11b ad hoc chain, with a streaming load on the relay or the receiver at nice \
+-20 to 19, beside seed 004's Figures 8 and 9",
     },
     ExperimentInfo {
         name: "attacks",
@@ -594,6 +602,12 @@ pub trait Experiment {
     ) -> Result<TrialResult, ExperimentError>;
     /// The report over the finished trials (any subset of the plan).
     fn summarize(&self, results: &[TrialResult]) -> Report;
+    /// The programs a live run needs, checked (each missing one named with
+    /// its Debian package) before any trial starts: by default the live
+    /// lab's traffic tools.
+    fn live_programs(&self) -> Vec<&'static str> {
+        vec!["ip", "iperf3", "ping"]
+    }
 }
 
 /// The experiment `name` configured by `opts`, for the experiments that
@@ -613,6 +627,12 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
         "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
         "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
+        #[cfg(target_os = "linux")]
+        "multihop" => Ok(Box::new(multihop::Multihop::new(opts)?)),
+        #[cfg(not(target_os = "linux"))]
+        "multihop" => Err(ExperimentError(
+            "multihop runs live only, in Linux network namespaces".into(),
+        )),
         _ => Err(ExperimentError(format!(
             "no experiment '{name}' behind the generic interface"
         ))),
@@ -622,7 +642,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
 /// Why experiment `name` cannot run live (`None`: it can).
 pub fn not_live(name: &str) -> Option<&'static str> {
     match name {
-        "overhead" => None,
+        "overhead" | "multihop" => None,
         "saturation" => Some(
             "its stations are saturated frame sources inside the simulator, with no IP stack; \
 for a saturated live link use 'wisec bench live'",
@@ -644,6 +664,12 @@ shaped wired bottleneck yet",
         ),
         _ => Some("no such experiment"),
     }
+}
+
+/// Whether experiment `name` runs only live (real programs in network
+/// namespaces, no simulated version).
+pub fn live_only(name: &str) -> bool {
+    name == "multihop"
 }
 
 /// Runs every trial of `exp` in order, calling `progress` after each, and

@@ -13,7 +13,7 @@
 //! crypto costs nothing, as on the Cisco hardware, the client a Pentium 4)
 //! and `soho` (seed 001's SOHO comparison: a WRT54G-class AP at 11 Mb/s).
 
-use super::params::{bad_params, num};
+use super::params::{bad_params, mean_sd, num};
 use super::{
     Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Secrets, Series, Table,
     TrialEnv, TrialResult, TrialSpec, Value,
@@ -547,20 +547,6 @@ fn text(spec: &TrialSpec, k: &str) -> Option<String> {
         .get(k)
         .and_then(Value::as_str)
         .map(str::to_string)
-}
-
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let sd = if v.len() > 1 {
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
-    } else {
-        0.0
-    };
-    (m, sd)
 }
 
 /// Seed 001's published figures (Configuration 1 at 2 Mb/s and the SOHO

@@ -23,6 +23,22 @@ pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
+/// The mean and the sample standard deviation of `v` (NaN, NaN when it
+/// is empty; the deviation is 0 for one value).
+pub(crate) fn mean_sd(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    let sd = if v.len() > 1 {
+        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    (m, sd)
+}
+
 /// An override's comma-separated list (`[a,b]`, `a,b`, quoted or not), each
 /// item read by `f`; `what` names the override in the error.
 pub(crate) fn list<T>(

@@ -489,6 +489,69 @@ fn drive(
     r.lag = lag.stats();
 }
 
+/// What a medium thread ends with: its outcome and the devices it gives
+/// back, or the error and the devices.
+pub type ThreadResult<O, D> = std::result::Result<(O, D), (LiveError, D)>;
+
+/// A medium running on a thread of its own, with the flag that stops it.
+/// Dropping it stops the thread and waits for it.
+pub struct MediumThread<O, D> {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<ThreadResult<O, D>>>,
+}
+
+impl<O, D> std::fmt::Debug for MediumThread<O, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediumThread")
+            .field("stopping", &self.stop.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<O: Send + 'static, D: Send + 'static> MediumThread<O, D> {
+    /// Runs `body` on a thread named `wisec-medium`; `body` gets the stop
+    /// flag to hand to [`run`] (in [`MediumOptions::stop`]).
+    pub fn spawn(
+        body: impl FnOnce(Arc<AtomicBool>) -> ThreadResult<O, D> + Send + 'static,
+    ) -> Result<MediumThread<O, D>> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("wisec-medium".into())
+            .spawn(move || body(flag))
+            .map_err(|e| LiveError::io("starting the medium's thread", e))?;
+        Ok(MediumThread {
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops the medium and waits for its thread: the outcome and the
+    /// devices, or the error and the devices (none if the thread
+    /// panicked).
+    pub fn stop(mut self) -> std::result::Result<(O, D), (LiveError, Option<D>)> {
+        self.stop.store(true, Ordering::SeqCst);
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(Ok(done))) => Ok(done),
+            Some(Ok(Err((e, d)))) => Err((e, Some(d))),
+            Some(Err(_)) => Err((
+                LiveError::Config("the medium's thread panicked".into()),
+                None,
+            )),
+            None => Err((LiveError::Config("the medium does not run".into()), None)),
+        }
+    }
+}
+
+impl<O, D> Drop for MediumThread<O, D> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// A channel capture written as the medium runs: every PPDU, with its
 /// virtual start time added to the wall-clock time the medium started, so
 /// that the capture carries real dates.

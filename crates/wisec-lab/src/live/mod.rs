@@ -20,9 +20,15 @@
 //! (CAP_NET_ADMIN and CAP_SYS_ADMIN); without it a run stops with
 //! [`LiveError::Privileges`] before it creates anything.
 
+pub mod adhoc;
+pub mod babel;
 pub mod bss;
+pub mod ipsec;
+pub mod load;
 pub mod medium;
 pub mod net;
+pub mod sched;
+pub mod secure_chain;
 pub mod sys;
 pub mod tools;
 pub mod transfer;

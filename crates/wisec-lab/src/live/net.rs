@@ -379,6 +379,12 @@ impl LiveNet {
             .is_some_and(|p| matches!(p.child.try_wait(), Ok(None)))
     }
 
+    /// The process id of process `id` (`ip netns exec` execs the program,
+    /// so it is the program's own, and that of every program it execs).
+    pub fn pid(&self, id: ProcId) -> Option<u32> {
+        self.procs.get(id.0).map(|p| p.child.id())
+    }
+
     /// The log file of process `id`.
     pub fn log_path(&self, id: ProcId) -> Option<&Path> {
         self.procs.get(id.0).map(|p| p.log.as_path())
@@ -667,6 +673,12 @@ pub fn lab_namespaces() -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+/// Whether the run that made `name` (a namespace, or anything else named
+/// `wisec-TAG-…`) still runs.
+pub fn tag_alive(name: &str) -> bool {
+    owner_alive(name)
 }
 
 /// Whether the run that made namespace `name` still runs: its tag's

@@ -102,7 +102,12 @@ pub fn debian_package(program: &str) -> &'static str {
         "charon" => "strongswan-charon",
         "swanctl" => "strongswan-swanctl",
         "babeld" => "babeld",
-        "taskset" => "util-linux",
+        "taskset" | "chrt" | "unshare" | "nsenter" | "renice" => "util-linux",
+        "mount" | "umount" => "mount",
+        "nice" | "timeout" => "coreutils",
+        "sh" => "dash",
+        "nft" => "nftables",
+        "iptables" => "iptables",
         "ffmpeg" => "ffmpeg",
         "openssl" => "openssl",
         "qemu-system-x86_64" => "qemu-system-x86",
@@ -216,6 +221,8 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(debian_package("eapol_test"), "eapoltest");
+        assert_eq!(debian_package("unshare"), "util-linux");
+        assert_eq!(debian_package("nft"), "nftables");
         let e = LiveError::MissingProgram {
             program: "iperf3".into(),
             package: debian_package("iperf3").into(),

@@ -3,21 +3,21 @@
 //! with wisec, airdecap-ng and tshark in the same run, and reports frames
 //! per second and the ratios. A program, never a timed test; build with
 //! `--release`. The peers are required: the benchmark fails without them.
+//!
+//! Every decrypter runs the same way: a program started as a subprocess
+//! on the capture file and timed from start to exit (wisec is this very
+//! binary's `wisec decrypt`). The runs go round-robin (wisec, airdecap-ng,
+//! tshark, then again), so a change in the machine's load falls on all of
+//! them; the report gives the median and the fastest and slowest run of
+//! each, and the ratios of the runs of one round.
 
-use crate::capture::{CaptureReader, CaptureWriter};
-use crate::decrypt::keys::StaticKeys;
-use crate::decrypt::pipeline::{self, DecryptConfig};
-use crate::decrypt::tracked::TrackedKeys;
 use crate::synth::{self, SynthConfig};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use wisec_proto::tracker::Tracker;
 
 const PASSPHRASE: &str = "wisec bench passphrase";
 const SSID: &str = "wisec-bench";
@@ -34,7 +34,8 @@ pub struct DecryptBenchArgs {
     /// Stations sharing the frames
     #[arg(long, value_name = "N", default_value_t = 8)]
     stations: usize,
-    /// Runs of each decrypter; the median is reported (default 3; --quick 1)
+    /// Runs of each decrypter, taken round-robin; the median and the
+    /// fastest and slowest run are reported (default 3; --quick 1)
     #[arg(long, value_name = "N")]
     runs: Option<usize>,
     /// A smoke test: a small capture and one run
@@ -53,14 +54,26 @@ pub struct DecryptBenchArgs {
 pub struct Measured {
     /// Name.
     pub name: String,
+    /// What the program does besides decrypting, so the figures are read
+    /// for what they are.
+    pub does: &'static str,
     /// Median wall time of a run in seconds.
     pub seconds: f64,
-    /// Frames of the capture per second.
+    /// Fastest and slowest run in seconds.
+    pub seconds_min: f64,
+    pub seconds_max: f64,
+    /// Frames of the capture per second (median run).
     pub frames_per_s: f64,
     /// Frames it decrypted.
     pub decrypted: u64,
-    /// wisec's frames/s divided by this one's.
+    /// Frames it should decrypt with the keys it can have.
+    pub expected: u64,
+    /// wisec's frames/s divided by this one's (medians).
     pub wisec_speedup: f64,
+    /// The lowest and highest of the per-round ratios (this run's time
+    /// over wisec's run of the same round).
+    pub wisec_speedup_min: f64,
+    pub wisec_speedup_max: f64,
 }
 
 /// The report.
@@ -70,10 +83,17 @@ pub struct DecryptBenchReport {
     pub frames: u64,
     /// Protected frames in the capture.
     pub protected: u64,
+    /// Of them, protected unicast data frames (the ones under pairwise
+    /// keys, which is all airdecap-ng can decrypt).
+    pub unicast_data: u64,
     /// Capture size in bytes.
     pub bytes: u64,
     /// Runs per decrypter.
     pub runs: usize,
+    /// The 1-minute load average before and after the runs: above the
+    /// machine's core count, other work shared the cores.
+    pub load_before: Option<f64>,
+    pub load_after: Option<f64>,
     /// wisec first, then the peers.
     pub results: Vec<Measured>,
 }
@@ -83,24 +103,41 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-fn wisec_run(input: &Path, out: &Path) -> Result<u64> {
-    let mut tracker = Tracker::new();
-    tracker
-        .add_passphrase(PASSPHRASE.as_bytes(), None)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut keys = TrackedKeys::new(StaticKeys::new(), tracker, false);
-    let mut r = CaptureReader::open(input)?;
-    let w = BufWriter::with_capacity(1 << 20, File::create(out)?);
-    let mut w = CaptureWriter::new(w, r.format());
-    let s = pipeline::decrypt(
-        &mut r,
-        &mut w,
-        &mut keys,
-        DecryptConfig::default(),
-        &mut || {},
-    )?;
-    w.into_inner()?.flush()?;
-    Ok(s.decrypted)
+fn min_max(v: &[f64]) -> (f64, f64) {
+    v.iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        })
+}
+
+/// `wisec decrypt` of this binary, as a user runs it.
+fn wisec_run(exe: &Path, input: &Path, out: &Path) -> Result<u64> {
+    let o = Command::new(exe)
+        .arg("decrypt")
+        .arg(input)
+        .arg(out)
+        .args([
+            "--passphrase",
+            PASSPHRASE,
+            "--ssid",
+            SSID,
+            "--force",
+            "--json",
+        ])
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("cannot run {}", exe.display()))?;
+    if !o.status.success() {
+        bail!(
+            "wisec decrypt failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&o.stdout).context("wisec decrypt printed no JSON summary")?;
+    v["decrypted"]
+        .as_u64()
+        .context("wisec decrypt's summary has no count of decrypted frames")
 }
 
 fn airdecap_run(input: &Path, out: &Path) -> Result<u64> {
@@ -157,19 +194,6 @@ fn tshark_run(input: &Path) -> Result<u64> {
     Ok(count)
 }
 
-fn time<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(f64, T)> {
-    let mut times = Vec::new();
-    let mut last = None;
-    for _ in 0..runs.max(1) {
-        let t = Instant::now();
-        let v = f()?;
-        times.push(t.elapsed().as_secs_f64());
-        last = Some(v);
-    }
-    let v = last.context("no run")?;
-    Ok((median(times), v))
-}
-
 /// Runs the benchmark.
 pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
     if cfg!(debug_assertions) {
@@ -206,39 +230,82 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
     let summary = synth::write_capture(&cfg, &input, true)?;
     let bytes = std::fs::metadata(&input)?.len();
 
-    eprintln!("wisec: bench: wisec decrypt");
-    let out = dir.join("wisec-dec.pcap");
-    let (ws, wd) = time(runs, || wisec_run(&input, &out))?;
-    if wd != summary.protected {
-        bail!(
-            "wisec decrypted {wd} of {} protected frames",
-            summary.protected
-        );
+    let exe = std::env::current_exe().context("cannot find the wisec binary")?;
+    let wout = dir.join("wisec-dec.pcap");
+    let aout = dir.join("airdecap-dec.pcap");
+    let load_before = super::crypto::load_average();
+    // Seconds of each run, per decrypter; the count of the last run.
+    let mut secs: [Vec<f64>; 3] = Default::default();
+    let mut counts = [0u64; 3];
+    for round in 1..=runs {
+        eprintln!("wisec: bench: round {round} of {runs}: wisec decrypt, airdecap-ng, tshark");
+        for (i, s) in secs.iter_mut().enumerate() {
+            let t = Instant::now();
+            counts[i] = match i {
+                0 => wisec_run(&exe, &input, &wout)?,
+                1 => airdecap_run(&input, &aout)?,
+                _ => tshark_run(&input)?,
+            };
+            s.push(t.elapsed().as_secs_f64());
+        }
     }
-    eprintln!("wisec: bench: airdecap-ng");
-    let out = dir.join("airdecap-dec.pcap");
-    let (asecs, ad) = time(runs, || airdecap_run(&input, &out))?;
-    eprintln!("wisec: bench: tshark");
-    let (ts, td) = time(runs, || tshark_run(&input))?;
+    let load_after = super::crypto::load_average();
+    // What each should decrypt: every protected frame with the keys the
+    // handshakes give; airdecap-ng keeps no group keys, so only the
+    // unicast data frames.
+    let expected = [summary.protected, summary.data, summary.protected];
+    let names = [
+        "wisec decrypt",
+        "airdecap-ng",
+        "tshark -o wlan.enable_decryption:TRUE",
+    ];
+    for i in 0..3 {
+        if counts[i] != expected[i] {
+            bail!(
+                "{} decrypted {} frames where {} should be",
+                names[i],
+                counts[i],
+                expected[i]
+            );
+        }
+    }
+    let does = [
+        "verifies every MIC and replay counter, writes every frame (decrypted or not) as pcap",
+        "no group keys: decrypts unicast frames only; writes the decrypted ones as Ethernet",
+        "dissects every layer of every frame; prints one field per decrypted frame, writes no capture",
+    ];
     let n = summary.frames as f64;
-    let wfps = n / ws;
-    let m = |name: &str, s: f64, d: u64| Measured {
-        name: name.to_string(),
-        seconds: s,
-        frames_per_s: n / s,
-        decrypted: d,
-        wisec_speedup: wfps / (n / s),
-    };
+    let wmed = median(secs[0].clone());
+    let results = (0..3)
+        .map(|i| {
+            let med = median(secs[i].clone());
+            let (lo, hi) = min_max(&secs[i]);
+            let ratios: Vec<f64> = secs[i].iter().zip(&secs[0]).map(|(p, w)| p / w).collect();
+            let (rlo, rhi) = min_max(&ratios);
+            Measured {
+                name: names[i].to_string(),
+                does: does[i],
+                seconds: med,
+                seconds_min: lo,
+                seconds_max: hi,
+                frames_per_s: n / med,
+                decrypted: counts[i],
+                expected: expected[i],
+                wisec_speedup: med / wmed,
+                wisec_speedup_min: rlo,
+                wisec_speedup_max: rhi,
+            }
+        })
+        .collect();
     Ok(DecryptBenchReport {
         frames: summary.frames,
         protected: summary.protected,
+        unicast_data: summary.data,
         bytes,
         runs,
-        results: vec![
-            m("wisec decrypt", ws, wd),
-            m("airdecap-ng", asecs, ad),
-            m("tshark -o wlan.enable_decryption:TRUE", ts, td),
-        ],
+        load_before,
+        load_after,
+        results,
     })
 }
 
@@ -248,22 +315,38 @@ pub fn print(r: &DecryptBenchReport, json: bool) {
         println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
         return;
     }
+    let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
     println!(
-        "capture: {} frames ({} protected, CCMP-128), {:.1} MB; median of {} run(s)",
+        "capture: {} frames ({} protected, {} of them unicast data; CCMP-128), {:.1} MB; \
+         median of {} run(s), each decrypter a subprocess timed start to exit; \
+         load average {} before, {} after",
         r.frames,
         r.protected,
+        r.unicast_data,
         r.bytes as f64 / 1e6,
-        r.runs
+        r.runs,
+        load(r.load_before),
+        load(r.load_after)
     );
     println!(
-        "{:<40} {:>9} {:>12} {:>10} {:>14}",
-        "decrypter", "seconds", "frames/s", "decrypted", "wisec speedup"
+        "{:<40} {:>9} {:>17} {:>12} {:>10} {:>20}",
+        "decrypter", "seconds", "(min-max)", "frames/s", "decrypted", "wisec speedup"
     );
     for m in &r.results {
         println!(
-            "{:<40} {:>9.3} {:>12.0} {:>10} {:>13.1}x",
-            m.name, m.seconds, m.frames_per_s, m.decrypted, m.wisec_speedup
+            "{:<40} {:>9.3} {:>17} {:>12.0} {:>10} {:>7.1}x ({:.1}-{:.1}x)",
+            m.name,
+            m.seconds,
+            format!("({:.3}-{:.3})", m.seconds_min, m.seconds_max),
+            m.frames_per_s,
+            m.decrypted,
+            m.wisec_speedup,
+            m.wisec_speedup_min,
+            m.wisec_speedup_max
         );
+    }
+    for m in &r.results {
+        println!("  {}: {}", m.name, m.does);
     }
 }
 

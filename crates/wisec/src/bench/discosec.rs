@@ -15,8 +15,11 @@
 //! Frame authentication, per frame size: the `fast_auth` tag (one
 //! AES-CMAC block) and the `full_auth` tag (AES-CMAC over the whole frame)
 //! as `wisec_proto::discosec::session::compute_tag` computes them, beside
-//! OpenSSL's CMAC (`EVP_PKEY` CMAC through the `openssl` crate) over the
-//! same 16 bytes and the same frame.
+//! OpenSSL's AES-CMAC over the same 16 bytes and the same frame. Both are
+//! keyed once per key: wisec's `AesCmac` keeps its key schedule and is
+//! cloned per frame, OpenSSL's context is keyed by one `CMAC_Init` and
+//! restarted per frame without expanding the key again
+//! (`wisec_peers::openssl_cmac`).
 //!
 //! Each figure is the median of `--samples` samples of about `--time-ms`
 //! each, with the spread (min and max sample); nothing asserts a time.
@@ -286,27 +289,23 @@ fn mac_row(len: usize, samples: usize, sample: Duration) -> anyhow::Result<MacRo
         seq = seq.wrapping_add(1);
         black_box(compute_tag(&cmac, AuthMode::Full, 7, seq, black_box(&frame)).expect("tag"));
     });
-    let pkey = openssl::pkey::PKey::cmac(&openssl::symm::Cipher::aes_128_cbc(), &key)?;
-    let mut out = [0u8; 16];
-    // The peer is the same algorithm: check one tag before timing.
-    {
-        let mut s = openssl::sign::Signer::new_without_digest(&pkey)?;
-        s.update(&frame)?;
-        let t = s.sign_to_vec()?;
+    let mut peer = wisec_peers::openssl_cmac::OpensslCmac::new(&key)
+        .map_err(|e| anyhow::anyhow!("OpenSSL CMAC: {e}"))?;
+    let block = [0x5au8; 16];
+    // The peer is the same algorithm: check its tags before timing.
+    for data in [&frame[..], &block[..]] {
         let mut m = cmac.clone();
-        m.update(&frame);
+        m.update(data);
+        let t = peer
+            .mac(data)
+            .map_err(|e| anyhow::anyhow!("OpenSSL CMAC: {e}"))?;
         anyhow::ensure!(t == m.finalize(), "OpenSSL CMAC disagrees with wisec's");
     }
-    let block = [0x5au8; 16];
     let openssl_cmac_block = measure(samples, sample, || {
-        let mut s = openssl::sign::Signer::new_without_digest(&pkey).expect("signer");
-        s.update(black_box(&block)).expect("update");
-        black_box(s.sign(&mut out).expect("sign"));
+        black_box(peer.mac(black_box(&block)).expect("CMAC"));
     });
     let openssl_cmac_frame = measure(samples, sample, || {
-        let mut s = openssl::sign::Signer::new_without_digest(&pkey).expect("signer");
-        s.update(black_box(&frame)).expect("update");
-        black_box(s.sign(&mut out).expect("sign"));
+        black_box(peer.mac(black_box(&frame)).expect("CMAC"));
     });
     let ratio = full.median_ns / openssl_cmac_frame.median_ns;
     Ok(MacRow {

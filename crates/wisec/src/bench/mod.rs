@@ -2,11 +2,13 @@
 //!
 //! - [`crypto`]: every cipher suite beside the CCM peers;
 //! - [`decrypt`]: capture decryption beside airdecap-ng and tshark;
-//! - [`discosec`]: DiscoSec key exchange and MACs beside OpenSSL.
+//! - [`discosec`]: DiscoSec key exchange and MACs beside OpenSSL;
+//! - [`lab`]: the lab simulator's own speed.
 
 pub mod crypto;
 pub mod decrypt;
 pub mod discosec;
+pub mod lab;
 #[cfg(target_os = "linux")]
 pub mod live;
 
@@ -26,6 +28,9 @@ pub enum BenchCommand {
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
     Discosec(discosec::DiscosecArgs),
+    /// The lab simulator's speed on the saturation experiment: simulated
+    /// seconds and events per wall-clock second for 1, 10 and 50 stations
+    Lab(lab::LabBenchArgs),
     /// The live lab's medium on saturated links (iperf3 in namespaces): throughput
     /// beside the simulator's, medium lag and CPU (needs root)
     #[cfg(target_os = "linux")]
@@ -42,6 +47,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
             decrypt::print(&r, json);
             Ok(())
         }
+        BenchCommand::Lab(a) => lab::main(a),
         BenchCommand::Discosec(a) => discosec::main(a).map_err(|e| match e {
             discosec::Error::Usage(m) => Failure::Usage(m),
             discosec::Error::Runtime(e) => Failure::Runtime(e),

@@ -175,7 +175,9 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
-                let live = if experiment::not_live(e.name).is_none() {
+                let live = if experiment::live_only(e.name) {
+                    " (live only)"
+                } else if experiment::not_live(e.name).is_none() {
                     " (also --live)"
                 } else {
                     ""
@@ -430,7 +432,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         {
             use wisec_lab::live::sys;
             sys::require_privileges().map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
-            sys::require_programs(&["ip", "iperf3", "ping"])
+            sys::require_programs(&exp.live_programs())
                 .map_err(|e| Failure::Runtime(anyhow!("{e}")))?;
         }
     }
@@ -463,6 +465,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             "status": outcome.status,
             "trials": outcome.results,
             "report": outcome.report,
+            "speed": outcome.speed,
         });
         println!(
             "{}",
@@ -471,6 +474,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     } else {
         println!("{}: {}", exp.name(), sc.name);
         print!("{}", output::text_tables(&outcome.report));
+        if let Some(line) = output::speed_summary(&outcome.speed) {
+            println!("{line}");
+        }
         if let Some(dir) = &a.out {
             println!("report: {}", dir.join("report.md").display());
         }
@@ -486,6 +492,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
                 outcome.results.len(),
                 outcome.planned
             );
+            // A live experiment removes its namespaces and programs when
+            // dropped; exit does not run destructors.
+            drop(exp);
             std::process::exit(130);
         }
         Status::Failed => Err(Failure::Runtime(anyhow!(

@@ -25,7 +25,7 @@ mod stats;
 mod workload;
 
 pub use clock::Clock;
-pub use report::{render, PeerOut, Ratio, Report, Row, Seed002Row};
+pub use report::{render, PeerOut, Ratio, Report, Row, RunLoad, Seed002Row};
 pub use stats::Summary;
 pub use workload::Op;
 
@@ -36,6 +36,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use wisec_crypto::batch::Path;
+use wisec_crypto::gcm::Gcm;
 use wisec_crypto::suite::Suite;
 use workload::Job;
 
@@ -78,9 +79,14 @@ pub struct CryptoArgs {
     /// --quick 8)
     #[arg(long, value_name = "N")]
     frames: Option<usize>,
-    /// Also measure every code path of the batch engine this CPU runs
+    /// Also measure every code path of the batch engine and of GCM that
+    /// this CPU runs (paths it lacks are never listed)
     #[arg(long)]
     all_paths: bool,
+    /// Repeat the whole measurement N times and report, for every ratio to
+    /// a peer, the minimum, median and maximum over the runs (default 1)
+    #[arg(long, value_name = "N")]
+    repeat: Option<usize>,
     /// A run of seconds, for smoke tests: 3 samples of 1 ms, 8 frames per call
     #[arg(long)]
     quick: bool,
@@ -101,12 +107,145 @@ const MAX_SIZE: usize = 2304;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Data(Suite),
+    /// A GCMP suite on a chosen GCM code path.
+    DataPath(Suite, Path),
     Generic,
     Icbc,
     Bip(Suite),
     Cmac,
     Batch(Suite, Path),
-    Peer(&'static str),
+    /// Entry `i` of [`PEER_SPECS`].
+    Peer(usize),
+}
+
+/// What a peer implements, and with which key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PeerKind {
+    /// AES-CCM with CCMP-128 framing.
+    Ccm,
+    /// AES-GCM with GCMP framing and a key of this many octets.
+    Gcm(usize),
+    /// RC4 re-keyed per frame with WEP-104's IV || key, over body || ICV.
+    Rc4,
+    /// RC4 keyed once: the keystream alone, over body || ICV.
+    Rc4Stream,
+}
+
+/// A peer as `wisec bench crypto` measures it.
+#[derive(Debug)]
+pub(crate) struct PeerSpec {
+    /// The `--suites` name and report id.
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// The framing it is measured on.
+    pub suite: &'static str,
+    /// The `wisec_peers` name behind it.
+    pub library: &'static str,
+    /// What it computes.
+    pub kind: PeerKind,
+    /// What its equality check compared it with.
+    pub checked_against: &'static str,
+}
+
+/// Every peer, in table order.
+pub(crate) const PEER_SPECS: [PeerSpec; 10] = [
+    PeerSpec {
+        id: "openssl",
+        name: "OpenSSL EVP AES-128-CCM",
+        suite: "CCMP-128",
+        library: "openssl",
+        kind: PeerKind::Ccm,
+        checked_against: "wisec's CCMP-128",
+    },
+    PeerSpec {
+        id: "ipsec-mb",
+        name: "Intel ipsec-mb AES-128-CCM",
+        suite: "CCMP-128",
+        library: wisec_peers::ipsec_mb::NAME,
+        kind: PeerKind::Ccm,
+        checked_against: "wisec's CCMP-128",
+    },
+    PeerSpec {
+        id: "ipsec-mb-avx2",
+        name: "Intel ipsec-mb AES-128-CCM (AVX2 build)",
+        suite: "CCMP-128",
+        library: wisec_peers::ipsec_mb::NAME_AVX2,
+        kind: PeerKind::Ccm,
+        checked_against: "wisec's CCMP-128",
+    },
+    PeerSpec {
+        id: "rustcrypto-ccm",
+        name: "RustCrypto ccm AES-128-CCM",
+        suite: "CCMP-128",
+        library: wisec_peers::rustcrypto::NAME,
+        kind: PeerKind::Ccm,
+        checked_against: "wisec's CCMP-128",
+    },
+    PeerSpec {
+        id: "openssl-gcm128",
+        name: "OpenSSL EVP AES-128-GCM",
+        suite: "GCMP-128",
+        library: "openssl-gcm",
+        kind: PeerKind::Gcm(16),
+        checked_against: "wisec's GCMP-128",
+    },
+    PeerSpec {
+        id: "ipsec-mb-gcm128",
+        name: "Intel ipsec-mb AES-128-GCM",
+        suite: "GCMP-128",
+        library: wisec_peers::ipsec_mb::GCM_NAME,
+        kind: PeerKind::Gcm(16),
+        checked_against: "wisec's GCMP-128",
+    },
+    PeerSpec {
+        id: "ipsec-mb-gcm128-avx2",
+        name: "Intel ipsec-mb AES-128-GCM (AVX2 build)",
+        suite: "GCMP-128",
+        library: wisec_peers::ipsec_mb::GCM_NAME_AVX2,
+        kind: PeerKind::Gcm(16),
+        checked_against: "wisec's GCMP-128",
+    },
+    PeerSpec {
+        id: "openssl-gcm256",
+        name: "OpenSSL EVP AES-256-GCM",
+        suite: "GCMP-256",
+        library: "openssl-gcm",
+        kind: PeerKind::Gcm(32),
+        checked_against: "wisec's GCMP-256",
+    },
+    PeerSpec {
+        id: "ipsec-mb-gcm256",
+        name: "Intel ipsec-mb AES-256-GCM",
+        suite: "GCMP-256",
+        library: wisec_peers::ipsec_mb::GCM_NAME,
+        kind: PeerKind::Gcm(32),
+        checked_against: "wisec's GCMP-256",
+    },
+    PeerSpec {
+        id: "openssl-rc4",
+        name: "OpenSSL RC4 (key per frame, as WEP-104)",
+        suite: "WEP-104",
+        library: "openssl-rc4",
+        kind: PeerKind::Rc4,
+        checked_against: "the RC4 of wisec's WEP-104",
+    },
+];
+
+/// The keystream-only RC4 row (not a separate library peer): OpenSSL's
+/// RC4 keyed once, over the same octets.
+pub(crate) const RC4_STREAM: PeerSpec = PeerSpec {
+    id: "openssl-rc4-stream",
+    name: "OpenSSL RC4 keystream (one key)",
+    suite: "WEP-104",
+    library: "openssl-rc4",
+    kind: PeerKind::Rc4Stream,
+    checked_against: "wisec's RC4 keystream",
+};
+
+/// Every peer row: [`PEER_SPECS`] and the keystream-only RC4.
+pub(crate) fn peer_specs() -> impl Iterator<Item = &'static PeerSpec> {
+    PEER_SPECS.iter().chain(std::iter::once(&RC4_STREAM))
 }
 
 /// A thing `--suites` can name.
@@ -128,8 +267,9 @@ fn targets(all_paths: bool) -> Vec<Target> {
         kind,
     };
     let best = Path::best();
+    let gcm_best = Gcm::best_path();
     let mut v = Vec::new();
-    for s in [Suite::Wep40, Suite::Wep104, Suite::Tkip, Suite::Ccmp128] {
+    for s in [Suite::Wep40, Suite::Wep104, Suite::Tkip] {
         v.push(t(
             s.name(),
             s.standard_name(),
@@ -139,18 +279,34 @@ fn targets(all_paths: bool) -> Vec<Target> {
         ));
     }
     v.push(t(
+        "ccmp128",
+        "CCMP-128",
+        "CCMP-128",
+        "wisec",
+        Kind::Data(Suite::Ccmp128),
+    ));
+    v.push(t(
         "ccmp128-batch",
         "CCMP-128",
         &format!("CCMP-128 batch ({})", best.name()),
         "wisec",
         Kind::Batch(Suite::Ccmp128, best),
     ));
+    // The AVX2 path, measured beside ipsec-mb's AVX2 build: what a CPU
+    // without AVX-512 gets.
+    v.push(t(
+        "ccmp128-batch-avx2",
+        "CCMP-128",
+        "CCMP-128 batch (avx2)",
+        "wisec",
+        Kind::Batch(Suite::Ccmp128, Path::Avx2),
+    ));
     if all_paths {
         for p in Path::ALL.into_iter().filter(|p| p.is_available()) {
             v.push(t(
-                &format!("ccmp128-batch-{}", p.name()),
+                &format!("ccmp128-batch-{}-path", p.name()),
                 "CCMP-128",
-                &format!("CCMP-128 batch ({})", p.name()),
+                &format!("CCMP-128 batch ({}, --all-paths)", p.name()),
                 "wisec",
                 Kind::Batch(Suite::Ccmp128, p),
             ));
@@ -188,10 +344,28 @@ fn targets(all_paths: bool) -> Vec<Target> {
         v.push(t(
             s.name(),
             s.standard_name(),
-            s.standard_name(),
+            &format!("{} ({})", s.standard_name(), gcm_best.name()),
             "wisec",
             Kind::Data(s),
         ));
+        v.push(t(
+            &format!("{}-avx2", s.name()),
+            s.standard_name(),
+            &format!("{} (avx2)", s.standard_name()),
+            "wisec",
+            Kind::DataPath(s, Path::Avx2),
+        ));
+        if all_paths {
+            for p in Path::ALL.into_iter().filter(|p| Gcm::path_available(*p)) {
+                v.push(t(
+                    &format!("{}-{}-path", s.name(), p.name()),
+                    s.standard_name(),
+                    &format!("{} ({}, --all-paths)", s.standard_name(), p.name()),
+                    "wisec",
+                    Kind::DataPath(s, p),
+                ));
+            }
+        }
     }
     for s in [
         Suite::BipCmac128,
@@ -214,28 +388,22 @@ fn targets(all_paths: bool) -> Vec<Target> {
         "wisec",
         Kind::Cmac,
     ));
-    for (id, name) in [
-        ("openssl", "OpenSSL EVP AES-128-CCM"),
-        ("ipsec-mb", "Intel ipsec-mb AES-128-CCM"),
-        ("rustcrypto-ccm", "RustCrypto ccm AES-128-CCM"),
-    ] {
-        v.push(t(
-            id,
-            "CCMP-128",
-            name,
-            peer_name(id),
-            Kind::Peer(peer_name(id)),
-        ));
+    for (i, p) in PEER_SPECS.iter().enumerate() {
+        v.push(t(p.id, p.suite, p.name, p.library, Kind::Peer(i)));
     }
+    v.push(t(
+        RC4_STREAM.id,
+        RC4_STREAM.suite,
+        RC4_STREAM.name,
+        RC4_STREAM.library,
+        Kind::Peer(PEER_SPECS.len()),
+    ));
     v
 }
 
-fn peer_name(id: &str) -> &'static str {
-    match id {
-        "openssl" => "openssl",
-        "ipsec-mb" => wisec_peers::ipsec_mb::NAME,
-        _ => wisec_peers::rustcrypto::NAME,
-    }
+/// The peer of a `Kind::Peer` index.
+fn peer_spec(i: usize) -> &'static PeerSpec {
+    PEER_SPECS.get(i).unwrap_or(&RC4_STREAM)
 }
 
 fn select(all: Vec<Target>, names: &[String]) -> Result<Vec<Target>, String> {
@@ -247,7 +415,22 @@ fn select(all: Vec<Target>, names: &[String]) -> Result<Vec<Target>, String> {
         let n = n.trim().to_ascii_lowercase();
         match n.as_str() {
             "all" => want.extend(all.iter().map(|t| t.id.clone())),
-            "peers" => want.extend(["openssl", "ipsec-mb", "rustcrypto-ccm"].map(String::from)),
+            "peers" => want.extend(peer_specs().map(|p| p.id.to_string())),
+            "ccm-peers" => want.extend(
+                peer_specs()
+                    .filter(|p| p.kind == PeerKind::Ccm)
+                    .map(|p| p.id.to_string()),
+            ),
+            "gcm-peers" => want.extend(
+                peer_specs()
+                    .filter(|p| matches!(p.kind, PeerKind::Gcm(_)))
+                    .map(|p| p.id.to_string()),
+            ),
+            "rc4-peers" => want.extend(
+                peer_specs()
+                    .filter(|p| matches!(p.kind, PeerKind::Rc4 | PeerKind::Rc4Stream))
+                    .map(|p| p.id.to_string()),
+            ),
             "ccmp" => want.push("ccmp128".to_string()),
             "gcmp" => want.push("gcmp128".to_string()),
             "rustcrypto" => want.push("rustcrypto-ccm".to_string()),
@@ -255,7 +438,8 @@ fn select(all: Vec<Target>, names: &[String]) -> Result<Vec<Target>, String> {
             _ => {
                 let names: Vec<&str> = all.iter().map(|t| t.id.as_str()).collect();
                 return Err(format!(
-                    "--suites: unknown name '{n}' (known: {}, all, peers)",
+                    "--suites: unknown name '{n}' (known: {}, all, peers, ccm-peers, \
+                     gcm-peers, rc4-peers)",
                     names.join(", ")
                 ));
             }
@@ -273,6 +457,7 @@ struct Config {
     sample_time: Duration,
     frames: usize,
     quick: bool,
+    repeat: usize,
     targets: Vec<Target>,
 }
 
@@ -320,6 +505,10 @@ fn config(a: &CryptoArgs) -> Result<Config, Failure> {
     if frames == 0 || frames > 4096 {
         return Err(usage("--frames: must be within 1..=4096".to_string()));
     }
+    let repeat = a.repeat.unwrap_or(1);
+    if repeat == 0 || repeat > 100 {
+        return Err(usage("--repeat: must be within 1..=100".to_string()));
+    }
     Ok(Config {
         sizes,
         ops,
@@ -327,6 +516,7 @@ fn config(a: &CryptoArgs) -> Result<Config, Failure> {
         sample_time: Duration::from_secs_f64(ms / 1000.0),
         frames,
         quick: a.quick,
+        repeat,
         targets,
     })
 }
@@ -451,29 +641,74 @@ fn jobs_for(
             }
             workload::ccmp_batch(s, p, data).map_err(error)
         }
-        Kind::Peer(name) => {
-            let key = workload::key(16);
-            let make = || {
-                wisec_peers::all_peers(&key)
-                    .into_iter()
+        Kind::DataPath(s, p) => {
+            if !Gcm::path_available(p) {
+                return Err((
+                    "unavailable",
+                    format!("this CPU lacks the {} GCM path", p.name()),
+                ));
+            }
+            workload::gcmp_path(s, p, data).map_err(error)
+        }
+        Kind::Peer(i) => {
+            let spec = peer_spec(i);
+            let name = spec.library;
+            // Two keyed instances of the library peer `name` (one seals,
+            // one opens), or why it is missing.
+            fn pick<T>(all: Vec<(&str, Result<T, String>)>, name: &str) -> Result<T, String> {
+                all.into_iter()
                     .find(|(n, _)| *n == name)
                     .map(|(_, p)| p)
                     .unwrap_or_else(|| Err(format!("unknown peer {name}")))
-            };
-            let seal = make().map_err(|r| ("missing", r))?;
-            let open = make().map_err(|r| ("missing", r))?;
-            workload::peer(seal, open, data).map_err(error)
+            }
+            let missing = |r| ("missing", r);
+            match spec.kind {
+                PeerKind::Ccm => {
+                    let key = workload::key(16);
+                    let seal = pick(wisec_peers::all_peers(&key), name).map_err(missing)?;
+                    let open = pick(wisec_peers::all_peers(&key), name).map_err(missing)?;
+                    workload::ccm_peer(seal, open, data).map_err(error)
+                }
+                PeerKind::Gcm(key_len) => {
+                    let key = workload::key(key_len);
+                    let seal = pick(wisec_peers::gcm_peers(&key), name).map_err(missing)?;
+                    let open = pick(wisec_peers::gcm_peers(&key), name).map_err(missing)?;
+                    workload::gcm_peer(seal, open, key_len, data).map_err(error)
+                }
+                PeerKind::Rc4 | PeerKind::Rc4Stream => {
+                    let p = wisec_peers::rc4_peer().map_err(|r| ("missing", r))?;
+                    workload::rc4_peer(p, spec.kind == PeerKind::Rc4Stream, data).map_err(error)
+                }
+            }
         }
     }
 }
 
-fn measure(cfg: &Config, progress: bool) -> Report {
-    let started = Instant::now();
-    let clock = clock::estimate(Duration::from_millis(if cfg.quick { 5 } else { 100 }));
+/// One measurement of one run.
+struct RunRow {
+    target: usize,
+    op: Op,
+    size: usize,
+    status: &'static str,
+    reason: Option<String>,
+    calls: u64,
+    samples: Vec<f64>,
+}
+
+/// One run over every size and target.
+fn measure_once(cfg: &Config, progress: bool, run: usize) -> Vec<RunRow> {
     let mut rows = Vec::new();
     for &size in &cfg.sizes {
         if progress {
-            eprintln!("wisec bench crypto: {size}-octet frames ...");
+            if cfg.repeat > 1 {
+                eprintln!(
+                    "wisec bench crypto: run {}/{}, {size}-octet frames ...",
+                    run + 1,
+                    cfg.repeat
+                );
+            } else {
+                eprintln!("wisec bench crypto: {size}-octet frames ...");
+            }
         }
         let data = Rc::new(
             (0..cfg.frames)
@@ -546,33 +781,95 @@ fn measure(cfg: &Config, progress: bool) -> Report {
                 }
             }
         }
-        for s in slots {
-            let t = &cfg.targets[s.target];
-            let summary = if s.status == "ok" {
-                Summary::of(&s.samples)
+        rows.extend(slots.into_iter().map(|s| RunRow {
+            target: s.target,
+            op: s.op,
+            size,
+            status: s.status,
+            reason: s.reason,
+            calls: s.calls,
+            samples: s.samples,
+        }));
+    }
+    rows
+}
+
+/// The 1-minute load average of the machine (`/proc/loadavg`), to say how
+/// busy it was while measuring.
+pub(crate) fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn measure(cfg: &Config, progress: bool) -> Report {
+    let started = Instant::now();
+    let clock = clock::estimate(Duration::from_millis(if cfg.quick { 5 } else { 100 }));
+    let mut runs: Vec<Vec<RunRow>> = Vec::new();
+    let mut loads = Vec::new();
+    for r in 0..cfg.repeat {
+        let before = load_average();
+        runs.push(measure_once(cfg, progress, r));
+        loads.push(RunLoad {
+            run: r + 1,
+            load_before: before,
+            load_after: load_average(),
+        });
+    }
+    // Rows in the order of the first run; each pools the samples of every
+    // run, and keeps each run's median for the ratio spread.
+    let mut rows = Vec::new();
+    let first = runs.first().map(|r| r.len()).unwrap_or(0);
+    for i in 0..first {
+        let r0 = &runs[0][i];
+        let t = &cfg.targets[r0.target];
+        let same = |x: &&RunRow| x.target == r0.target && x.op == r0.op && x.size == r0.size;
+        let all: Vec<&RunRow> = runs
+            .iter()
+            .filter_map(|run| run.iter().find(same))
+            .collect();
+        let bad = all.iter().find(|x| x.status != "ok");
+        let (status, reason) = match bad {
+            Some(b) => (b.status, b.reason.clone()),
+            None => ("ok", None),
+        };
+        let pooled: Vec<f64> = all.iter().flat_map(|x| x.samples.iter().copied()).collect();
+        let run_medians: Vec<f64> = all
+            .iter()
+            .filter_map(|x| Summary::of(&x.samples).map(|s| s.median))
+            .collect();
+        let summary = if status == "ok" {
+            Summary::of(&pooled)
+        } else {
+            None
+        };
+        let mut row = Row {
+            id: t.id.clone(),
+            suite: t.suite,
+            name: t.name.clone(),
+            implementation: t.implementation,
+            op: r0.op.name(),
+            size: r0.size,
+            status,
+            reason,
+            frames_per_call: cfg.frames,
+            calls_per_sample: r0.calls,
+            ns_per_frame: summary,
+            run_medians: if status == "ok" {
+                run_medians
             } else {
-                None
-            };
-            let mut row = Row {
-                id: t.id.clone(),
-                suite: t.suite,
-                name: t.name.clone(),
-                implementation: t.implementation,
-                op: s.op.name(),
-                size,
-                status: s.status,
-                reason: s.reason,
-                frames_per_call: cfg.frames,
-                calls_per_sample: s.calls,
-                ns_per_frame: summary,
-                gb_per_s: None,
-                cycles_per_byte: None,
-                iqr_rel: None,
-                range_rel: None,
-            };
-            row.fill_derived(clock.ghz);
-            rows.push(row);
-        }
+                Vec::new()
+            },
+            gb_per_s: None,
+            cycles_per_byte: None,
+            iqr_rel: None,
+            range_rel: None,
+        };
+        row.fill_derived(clock.ghz);
+        rows.push(row);
     }
     Report::new(
         ReportInputs {
@@ -582,6 +879,8 @@ fn measure(cfg: &Config, progress: bool) -> Report {
             sample_time: cfg.sample_time,
             frames: cfg.frames,
             quick: cfg.quick,
+            repeat: cfg.repeat,
+            loads,
             clock,
             elapsed: started.elapsed(),
         },
@@ -597,6 +896,8 @@ pub struct ReportInputs<'a> {
     sample_time: Duration,
     frames: usize,
     quick: bool,
+    repeat: usize,
+    loads: Vec<RunLoad>,
     clock: Clock,
     elapsed: Duration,
 }
@@ -647,27 +948,70 @@ mod tests {
             "openssl",
             "ipsec-mb",
             "rustcrypto-ccm",
+            "ccmp128-batch-avx2",
+            "gcmp128-avx2",
+            "ipsec-mb-avx2",
+            "openssl-gcm128",
+            "ipsec-mb-gcm256",
+            "openssl-rc4",
+            "openssl-rc4-stream",
         ] {
             assert!(ids.contains(&want), "{want}");
+        }
+        // --all-paths rows exist only for the paths this CPU runs.
+        let c = config(&args(&["--all-paths"])).unwrap();
+        for p in Path::ALL {
+            let id = format!("gcmp128-{}-path", p.name());
+            assert_eq!(
+                c.targets.iter().any(|t| t.id == id),
+                Gcm::path_available(p),
+                "{id}"
+            );
         }
         let c = config(&args(&[
             "--quick",
             "--suites",
-            "ccmp,peers",
+            "ccmp,ccm-peers",
             "--sizes",
             "64,16,64",
         ]))
         .unwrap();
         let ids: Vec<&str> = c.targets.iter().map(|t| t.id.as_str()).collect();
-        assert_eq!(ids, ["ccmp128", "openssl", "ipsec-mb", "rustcrypto-ccm"]);
+        assert_eq!(
+            ids,
+            [
+                "ccmp128",
+                "openssl",
+                "ipsec-mb",
+                "ipsec-mb-avx2",
+                "rustcrypto-ccm"
+            ]
+        );
         assert_eq!(c.sizes, [16, 64]);
         assert_eq!((c.samples, c.frames), (3, 8));
+        let c = config(&args(&["--suites", "gcm-peers,rc4-peers", "--repeat", "5"])).unwrap();
+        let ids: Vec<&str> = c.targets.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "openssl-gcm128",
+                "ipsec-mb-gcm128",
+                "ipsec-mb-gcm128-avx2",
+                "openssl-gcm256",
+                "ipsec-mb-gcm256",
+                "openssl-rc4",
+                "openssl-rc4-stream"
+            ]
+        );
+        assert_eq!(c.repeat, 5);
         for bad in [
             &["--suites", "ccmp512"][..],
             &["--sizes", "0"],
             &["--sizes", "2305"],
             &["--ops", "sign"],
             &["--samples", "0"],
+            &["--repeat", "0"],
+            &["--repeat", "101"],
             &["--duration", "0"],
             &["--duration", "inf"],
             &["--frames", "0"],

@@ -8,7 +8,7 @@ use serde::Serialize;
 use std::fmt::Write as _;
 
 /// Identifies the JSON layout.
-pub const SCHEMA: &str = "wisec-bench-crypto/1";
+pub const SCHEMA: &str = "wisec-bench-crypto/2";
 
 /// One measurement: a suite or peer, an operation, a frame size.
 #[derive(Debug, Clone, Serialize)]
@@ -35,8 +35,10 @@ pub struct Row {
     pub frames_per_call: usize,
     /// Calls per sample.
     pub calls_per_sample: u64,
-    /// Nanoseconds per frame over the samples.
+    /// Nanoseconds per frame over the samples of every run.
     pub ns_per_frame: Option<Summary>,
+    /// The median nanoseconds per frame of each run (`--repeat`).
+    pub run_medians: Vec<f64>,
     /// Body octets per nanosecond at the median.
     pub gb_per_s: Option<f64>,
     /// Clock cycles per body octet at the median (see `clock`).
@@ -65,11 +67,28 @@ impl Row {
     }
 }
 
+/// How busy the machine was during one run: the 1-minute load average
+/// before and after it (`/proc/loadavg`; the benchmark itself adds about
+/// 1).
+#[derive(Debug, Clone, Serialize)]
+pub struct RunLoad {
+    /// Run number, from 1.
+    pub run: usize,
+    /// Load average when the run started.
+    pub load_before: Option<f64>,
+    /// Load average when it ended.
+    pub load_after: Option<f64>,
+}
+
 /// A peer: what it is, and whether its output was checked.
 #[derive(Debug, Clone, Serialize)]
 pub struct PeerOut {
-    /// `openssl`, `ipsec-mb`, `rustcrypto-ccm`.
+    /// The peer's row id (`openssl`, `ipsec-mb-gcm128`, `openssl-rc4`, ...).
     pub name: &'static str,
+    /// The library peer behind it (`wisec_peers`).
+    pub library: &'static str,
+    /// What its output was checked against before it was timed.
+    pub checked_against: &'static str,
     /// `available` or `missing`.
     pub status: &'static str,
     /// Library and version.
@@ -80,9 +99,10 @@ pub struct PeerOut {
     pub reason: Option<String>,
     /// Whether it was measured in this run (selected by `--suites`).
     pub measured: bool,
-    /// True when it produced wisec's CCMP-128 ciphertext and MIC (and
-    /// opened wisec's frames) at every size measured, false when it did
-    /// not at some size; absent when it was not measured.
+    /// True when it produced exactly wisec's output (ciphertext and MIC,
+    /// and opened wisec's frames; for RC4 the encrypted body and ICV) at
+    /// every size measured, false when it did not at some size; absent
+    /// when it was not measured.
     pub verified_identical: Option<bool>,
 }
 
@@ -94,12 +114,19 @@ pub struct Ratio {
     pub op: &'static str,
     /// Frame body in octets.
     pub size: usize,
-    /// The wisec measurement (`ccmp128` or `ccmp128-batch`).
+    /// The wisec measurement (`ccmp128`, `ccmp128-batch`, `gcmp128`, ...).
     pub wisec: String,
     /// The peer.
     pub peer: String,
-    /// Peer median time / wisec median time.
+    /// Peer median time / wisec median time: the median over the runs
+    /// (one run: that run's ratio).
     pub speedup: f64,
+    /// The smallest ratio of a run.
+    pub min: f64,
+    /// The largest ratio of a run.
+    pub max: f64,
+    /// The ratio of each run.
+    pub runs: Vec<f64>,
 }
 
 /// Unprotect time over protect time of one measurement at one size.
@@ -189,6 +216,8 @@ pub struct ConfigOut {
     pub frames_per_call: usize,
     /// `--quick`.
     pub quick: bool,
+    /// Runs (`--repeat`).
+    pub repeat: usize,
     /// `release` or `debug`: debug numbers mean nothing.
     pub build: &'static str,
     /// What "size" means.
@@ -220,12 +249,32 @@ pub struct Report {
     pub seed002: Vec<Seed002Row>,
     /// The spread of the samples.
     pub noise: Noise,
+    /// The load of the machine around each run.
+    pub load: Vec<RunLoad>,
     /// Wall time of the run in seconds.
     pub elapsed_s: f64,
 }
 
-const PEERS: [&str; 3] = ["openssl", "ipsec-mb", "rustcrypto-ccm"];
-const WISEC_CCMP: [&str; 2] = ["ccmp128", "ccmp128-batch"];
+/// The ratios the report computes: a wisec measurement and a peer that
+/// does the same work (for RC4, the cipher part of the suite's work).
+pub const PAIRS: [(&str, &str); 16] = [
+    ("ccmp128", "openssl"),
+    ("ccmp128", "ipsec-mb"),
+    ("ccmp128", "rustcrypto-ccm"),
+    ("ccmp128-batch", "openssl"),
+    ("ccmp128-batch", "ipsec-mb"),
+    ("ccmp128-batch", "rustcrypto-ccm"),
+    ("ccmp128-batch-avx2", "ipsec-mb-avx2"),
+    ("gcmp128", "openssl-gcm128"),
+    ("gcmp128", "ipsec-mb-gcm128"),
+    ("gcmp128-avx2", "ipsec-mb-gcm128-avx2"),
+    ("gcmp256", "openssl-gcm256"),
+    ("gcmp256", "ipsec-mb-gcm256"),
+    ("wep104", "openssl-rc4"),
+    ("wep104", "openssl-rc4-stream"),
+    ("tkip", "openssl-rc4"),
+    ("tkip", "openssl-rc4-stream"),
+];
 const BALANCE: [&str; 4] = ["ccmp128", "ccmp128-batch", "ccmp256", "ccmp256-batch"];
 
 impl Report {
@@ -237,23 +286,38 @@ impl Report {
                 .find(|r| r.id == id && r.op == op && r.size == size && r.status == "ok")
                 .and_then(Row::median)
         };
+        let row = |id: &str, op: &str, size: usize| {
+            results
+                .iter()
+                .find(|r| r.id == id && r.op == op && r.size == size && r.status == "ok")
+        };
         let mut ratios = Vec::new();
         for &op in i.ops {
             for &size in i.sizes {
-                for w in WISEC_CCMP {
-                    for p in PEERS {
-                        if let (Some(wt), Some(pt)) =
-                            (find(w, op.name(), size), find(p, op.name(), size))
-                        {
-                            ratios.push(Ratio {
-                                op: op.name(),
-                                size,
-                                wisec: w.to_string(),
-                                peer: p.to_string(),
-                                speedup: pt / wt,
-                            });
-                        }
-                    }
+                for (w, p) in PAIRS {
+                    let (Some(wr), Some(pr)) = (row(w, op.name(), size), row(p, op.name(), size))
+                    else {
+                        continue;
+                    };
+                    let runs: Vec<f64> = wr
+                        .run_medians
+                        .iter()
+                        .zip(&pr.run_medians)
+                        .map(|(wt, pt)| pt / wt)
+                        .collect();
+                    let Some(spread) = Summary::of(&runs) else {
+                        continue;
+                    };
+                    ratios.push(Ratio {
+                        op: op.name(),
+                        size,
+                        wisec: w.to_string(),
+                        peer: p.to_string(),
+                        speedup: spread.median,
+                        min: spread.min,
+                        max: spread.max,
+                        runs,
+                    });
                 }
             }
         }
@@ -310,9 +374,17 @@ impl Report {
             median_range_rel: median(&range),
             max_range_rel: max(&range),
         };
-        let peers = wisec_peers::availability()
-            .into_iter()
-            .map(|(name, a)| {
+        let libs = wisec_peers::availability();
+        let peers = super::peer_specs()
+            .map(|spec| {
+                let name = spec.id;
+                let a = libs
+                    .iter()
+                    .find(|(n, _)| *n == spec.library)
+                    .map(|(_, a)| a.clone())
+                    .unwrap_or(wisec_peers::Availability::Missing {
+                        reason: format!("no peer {} in this build", spec.library),
+                    });
                 let rows: Vec<&Row> = results.iter().filter(|r| r.id == name).collect();
                 let measured = !rows.is_empty();
                 let verified_identical = if rows.iter().any(|r| r.status == "error") {
@@ -325,6 +397,8 @@ impl Report {
                 match a {
                     wisec_peers::Availability::Available { version, detail } => PeerOut {
                         name,
+                        library: spec.library,
+                        checked_against: spec.checked_against,
                         status: "available",
                         version: Some(version),
                         detail: Some(detail),
@@ -334,6 +408,8 @@ impl Report {
                     },
                     wisec_peers::Availability::Missing { reason } => PeerOut {
                         name,
+                        library: spec.library,
+                        checked_against: spec.checked_against,
                         status: "missing",
                         version: None,
                         detail: None,
@@ -361,6 +437,7 @@ impl Report {
                 sample_ms: i.sample_time.as_secs_f64() * 1000.0,
                 frames_per_call: i.frames,
                 quick: i.quick,
+                repeat: i.repeat,
                 build: if cfg!(debug_assertions) {
                     "debug"
                 } else {
@@ -374,6 +451,7 @@ impl Report {
             unprotect_vs_protect,
             seed002,
             noise,
+            load: i.loads,
             elapsed_s: i.elapsed.as_secs_f64(),
         }
     }
@@ -479,34 +557,82 @@ pub fn render(r: &Report) -> String {
         }
     }
     if !r.ratios.is_empty() {
-        let _ = writeln!(o, "peer time / wisec time (above 1: wisec is faster)");
+        let pair_w = PAIRS
+            .iter()
+            .map(|(a, b)| a.len() + b.len() + 4)
+            .max()
+            .unwrap_or(10)
+            .max(name_w);
+        let ratio_of = |op: &str, s: usize, wid: &str, p: &str| {
+            r.ratios
+                .iter()
+                .find(|x| x.op == op && x.size == s && x.wisec == wid && x.peer == p)
+        };
+        let title = if c.repeat > 1 {
+            format!(
+                "peer time / wisec time (above 1: wisec is faster), median of {} runs",
+                c.repeat
+            )
+        } else {
+            "peer time / wisec time (above 1: wisec is faster)".to_string()
+        };
+        let _ = writeln!(o, "{title}");
         for op in &c.ops {
-            header(&mut o, op);
-            for wid in WISEC_CCMP {
-                for p in PEERS {
-                    let cells: Vec<Option<f64>> = c
+            let _ = write!(o, "{op:<pair_w$}");
+            for s in &c.sizes {
+                let _ = write!(o, "{s:>w$}");
+            }
+            let _ = writeln!(o);
+            for (wid, p) in PAIRS {
+                let cells: Vec<Option<f64>> = c
+                    .sizes
+                    .iter()
+                    .map(|&s| ratio_of(op, s, wid, p).map(|x| x.speedup))
+                    .collect();
+                if cells.iter().all(Option::is_none) {
+                    continue;
+                }
+                let _ = write!(o, "{:<pair_w$}", format!("{wid} vs {p}"));
+                for x in cells {
+                    o.push_str(&num(x, w));
+                }
+                let _ = writeln!(o);
+            }
+            let _ = writeln!(o);
+        }
+        if c.repeat > 1 {
+            let sw = 12;
+            let _ = writeln!(
+                o,
+                "spread of the ratio over {} runs: min-max (median above)",
+                c.repeat
+            );
+            for op in &c.ops {
+                let _ = write!(o, "{op:<pair_w$}");
+                for s in &c.sizes {
+                    let _ = write!(o, "{s:>sw$}");
+                }
+                let _ = writeln!(o);
+                for (wid, p) in PAIRS {
+                    let cells: Vec<Option<(f64, f64)>> = c
                         .sizes
                         .iter()
-                        .map(|&s| {
-                            r.ratios
-                                .iter()
-                                .find(|x| {
-                                    x.op == *op && x.size == s && x.wisec == wid && x.peer == p
-                                })
-                                .map(|x| x.speedup)
-                        })
+                        .map(|&s| ratio_of(op, s, wid, p).map(|x| (x.min, x.max)))
                         .collect();
                     if cells.iter().all(Option::is_none) {
                         continue;
                     }
-                    let _ = write!(o, "{:<name_w$}", format!("{wid} vs {p}"));
+                    let _ = write!(o, "{:<pair_w$}", format!("{wid} vs {p}"));
                     for x in cells {
-                        o.push_str(&num(x, w));
+                        let cell = x.map_or("-".to_string(), |(lo, hi)| {
+                            format!("{}-{}", num(Some(lo), 0), num(Some(hi), 0))
+                        });
+                        let _ = write!(o, "{cell:>sw$}");
                     }
                     let _ = writeln!(o);
                 }
+                let _ = writeln!(o);
             }
-            let _ = writeln!(o);
         }
     }
     if !r.unprotect_vs_protect.is_empty() {
@@ -586,13 +712,13 @@ pub fn render(r: &Report) -> String {
                 p.reason.as_deref().unwrap_or("not available")
             ),
             (_, false, _) => "available, not selected".to_string(),
-            (_, _, Some(true)) => "identical ciphertext and MIC to wisec's CCMP-128".to_string(),
-            (_, _, Some(false)) => "DIFFERS from wisec's CCMP-128: not timed".to_string(),
+            (_, _, Some(true)) => format!("output identical to {}", p.checked_against),
+            (_, _, Some(false)) => format!("DIFFERS from {}: not timed", p.checked_against),
             _ => "measured".to_string(),
         };
         let _ = writeln!(
             o,
-            "  {:<15} {} [{}{}]",
+            "  {:<20} {} [{}{}]",
             p.name,
             state,
             p.version.as_deref().unwrap_or("-"),
@@ -623,6 +749,22 @@ pub fn render(r: &Report) -> String {
                 x.id, x.status, x.size, reason
             );
         }
+    }
+    let loads: Vec<String> = r
+        .load
+        .iter()
+        .map(|l| {
+            let f = |x: Option<f64>| x.map_or("?".to_string(), |v| format!("{v:.2}"));
+            format!("{} -> {}", f(l.load_before), f(l.load_after))
+        })
+        .collect();
+    if !loads.is_empty() {
+        let _ = writeln!(
+            o,
+            "load average (1 min) around each run: {} on {} logical CPUs",
+            loads.join(", "),
+            r.machine.logical_cpus
+        );
     }
     let _ = writeln!(o, "run took {:.2} s", r.elapsed_s);
     o

@@ -7,10 +7,11 @@ use std::rc::Rc;
 use wisec_crypto::batch::{FrameBuf, Path};
 use wisec_crypto::ccmp::{self, Ccmp128, Ccmp256};
 use wisec_crypto::cmac::AesCmac;
+use wisec_crypto::gcmp::{self, Gcmp128, Gcmp256};
 use wisec_crypto::icbc::ExperimentalIcbcCcmp128;
 use wisec_crypto::suite::{BipKey, DataKey, Suite};
 use wisec_crypto::FrameProtector;
-use wisec_peers::{CcmMsg, CcmPeer};
+use wisec_peers::{AeadMsg, CcmPeer, GcmPeer, PeerError, Rc4Msg, Rc4Peer};
 use wisec_wire::mac_header::Header;
 
 /// Length of the MAC headers used: a non-QoS data frame (AAD of 22
@@ -257,7 +258,7 @@ pub fn ccmp_generic(frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
             .protect(f, pn(i), 0, &mut want)
             .map_err(|e| err("protect", e))?;
         want.truncate(n);
-        let (nonce, aad, body) = parts(f, pn(i))?;
+        let (nonce, aad, body) = parts(f, pn(i), ccmp_nonce)?;
         let mut ct = body.clone();
         let mut mic = [0u8; 8];
         suite
@@ -486,37 +487,124 @@ fn batch_jobs<C: BatchCcmp + 'static>(
     ])
 }
 
-/// Nonce, AAD and body of a plaintext data MPDU, as CCMP builds them.
-type Parts = ([u8; 13], Vec<u8>, Vec<u8>);
+/// Jobs for GCMP on a chosen GCM code path (the suite row uses the
+/// fastest).
+pub fn gcmp_path(suite: Suite, path: Path, frames: &Rc<Vec<Vec<u8>>>) -> Result<Vec<Job>, String> {
+    match suite {
+        Suite::Gcmp128 => frame_protector(
+            Gcmp128::with_path(&key(16), path).map_err(|e| err("key", e))?,
+            frames,
+        ),
+        Suite::Gcmp256 => frame_protector(
+            Gcmp256::with_path(&key(32), path).map_err(|e| err("key", e))?,
+            frames,
+        ),
+        _ => Err(format!("{suite} has no GCM code paths")),
+    }
+}
 
-fn parts(frame: &[u8], pn: u64) -> Result<Parts, String> {
+/// Nonce, AAD and body of a plaintext data MPDU.
+type Parts<const N: usize> = ([u8; N], Vec<u8>, Vec<u8>);
+
+/// How a suite builds its nonce from the MAC header and PN.
+type NonceFn<const N: usize> = fn(&Header<&[u8]>, u64) -> wisec_crypto::Result<[u8; N]>;
+
+/// CCMP's nonce (12.5.3.3.4) as a [`NonceFn`].
+fn ccmp_nonce(h: &Header<&[u8]>, pn: u64) -> wisec_crypto::Result<[u8; 13]> {
+    ccmp::nonce(h, pn)
+}
+
+/// GCMP's nonce (12.5.5.3.4) as a [`NonceFn`].
+fn gcmp_nonce(h: &Header<&[u8]>, pn: u64) -> wisec_crypto::Result<[u8; 12]> {
+    gcmp::nonce(h, pn)
+}
+
+fn parts<const N: usize>(frame: &[u8], pn: u64, nonce: NonceFn<N>) -> Result<Parts<N>, String> {
     let h = Header::new_checked(frame).map_err(|e| err("header", e))?;
-    let nonce = ccmp::nonce(&h, pn).map_err(|e| err("nonce", e))?;
+    let n = nonce(&h, pn).map_err(|e| err("nonce", e))?;
     let aad = ccmp::aad(&h)
         .map_err(|e| err("aad", e))?
         .as_bytes()
         .to_vec();
-    Ok((nonce, aad, frame[h.header_len()..].to_vec()))
+    Ok((n, aad, frame[h.header_len()..].to_vec()))
 }
+
+/// A CCM or GCM peer seen through one interface.
+trait AeadPeer<const N: usize> {
+    fn name(&self) -> &'static str;
+    fn seal(&mut self, msgs: &mut [AeadMsg<'_, N>]) -> Result<(), PeerError>;
+    fn open(&mut self, msgs: &mut [AeadMsg<'_, N>]) -> Result<(), PeerError>;
+}
+
+macro_rules! aead_peer {
+    ($peer:ident, $n:literal) => {
+        impl AeadPeer<$n> for Box<dyn $peer> {
+            fn name(&self) -> &'static str {
+                $peer::name(&**self)
+            }
+            fn seal(&mut self, msgs: &mut [AeadMsg<'_, $n>]) -> Result<(), PeerError> {
+                $peer::seal(&mut **self, msgs)
+            }
+            fn open(&mut self, msgs: &mut [AeadMsg<'_, $n>]) -> Result<(), PeerError> {
+                $peer::open(&mut **self, msgs)
+            }
+        }
+    };
+}
+aead_peer!(CcmPeer, 13);
+aead_peer!(GcmPeer, 12);
 
 /// Jobs for a CCM peer on CCMP-128 framing: the same frames, nonces and
 /// AADs as wisec's CCMP-128 (the peer gets nonce and AAD ready-made; wisec
 /// builds them from the header in every call). Before timing, the peer's
 /// ciphertext and MIC are checked to equal wisec's and the peer must open
 /// wisec's frames.
-pub fn peer(
-    mut seal: Box<dyn CcmPeer>,
-    mut open: Box<dyn CcmPeer>,
+pub fn ccm_peer(
+    seal: Box<dyn CcmPeer>,
+    open: Box<dyn CcmPeer>,
     frames: &Rc<Vec<Vec<u8>>>,
 ) -> Result<Vec<Job>, String> {
     let wisec = Ccmp128::new(&key(16)).map_err(|e| err("key", e))?;
-    let tl = seal.tag_len();
+    aead_peer(seal, open, &wisec, ccmp_nonce, "CCMP-128", frames)
+}
+
+/// Jobs for a GCM peer on GCMP framing with a `key_len`-octet key, checked
+/// against wisec's GCMP-128 or GCMP-256 as [`ccm_peer`] is against CCMP.
+pub fn gcm_peer(
+    seal: Box<dyn GcmPeer>,
+    open: Box<dyn GcmPeer>,
+    key_len: usize,
+    frames: &Rc<Vec<Vec<u8>>>,
+) -> Result<Vec<Job>, String> {
+    let k = key(key_len);
+    match key_len {
+        16 => {
+            let wisec = Gcmp128::new(&k).map_err(|e| err("key", e))?;
+            aead_peer(seal, open, &wisec, gcmp_nonce, "GCMP-128", frames)
+        }
+        _ => {
+            let wisec = Gcmp256::new(&k).map_err(|e| err("key", e))?;
+            aead_peer(seal, open, &wisec, gcmp_nonce, "GCMP-256", frames)
+        }
+    }
+}
+
+fn aead_peer<const N: usize, P: AeadPeer<N> + 'static>(
+    mut seal: P,
+    mut open: P,
+    wisec: &dyn FrameProtector,
+    nonce: NonceFn<N>,
+    suite: &str,
+    frames: &Rc<Vec<Vec<u8>>>,
+) -> Result<Vec<Job>, String> {
+    let tl = wisec.overhead().trailer;
+    let extra = wisec.overhead().total();
     let mut ps = Vec::new();
     let mut cts = Vec::new();
     let mut mics = Vec::new();
     for (i, f) in frames.iter().enumerate() {
-        let p = parts(f, pn(i))?;
-        let mut out = vec![0u8; f.len() + 16];
+        let p = parts(f, pn(i), nonce)?;
+        let mut out = vec![0u8; f.len() + extra];
         let n = wisec
             .protect(f, pn(i), 0, &mut out)
             .map_err(|e| err("wisec", e))?;
@@ -528,23 +616,16 @@ pub fn peer(
     // Equality with wisec, then a round trip through the peer's open.
     let mut outs: Vec<Vec<u8>> = ps.iter().map(|p| vec![0u8; p.2.len()]).collect();
     let mut tags: Vec<Vec<u8>> = ps.iter().map(|_| vec![0u8; tl]).collect();
-    run_peer(
-        &mut *seal,
-        &ps,
-        &ps.iter().map(|p| &p.2[..]).collect::<Vec<_>>(),
-        &mut outs,
-        &mut tags,
-        true,
-    )
-    .map_err(|e| err("seal", e))?;
+    let bodies: Vec<&[u8]> = ps.iter().map(|p| &p.2[..]).collect();
+    run_peer(&mut seal, &ps, &bodies, &mut outs, &mut tags, true).map_err(|e| err("seal", e))?;
     if outs != cts || tags != mics {
         return Err(format!(
-            "{}: ciphertext or MIC differs from wisec's CCMP-128",
+            "{}: ciphertext or MIC differs from wisec's {suite}",
             seal.name()
         ));
     }
     let ct_refs: Vec<&[u8]> = cts.iter().map(|c| &c[..]).collect();
-    run_peer(&mut *open, &ps, &ct_refs, &mut outs, &mut tags, false).map_err(|e| err("open", e))?;
+    run_peer(&mut open, &ps, &ct_refs, &mut outs, &mut tags, false).map_err(|e| err("open", e))?;
     if outs.iter().zip(ps.iter()).any(|(o, p)| *o != p.2) {
         return Err(format!(
             "{}: open did not give the plaintext back",
@@ -558,14 +639,14 @@ pub fn peer(
     let mut s_tags = tags.clone();
     let seal_run: RunFn = Box::new(move || {
         let bodies: Vec<&[u8]> = ps2.iter().map(|p| &p.2[..]).collect();
-        run_peer(&mut *seal, &ps2, &bodies, &mut s_outs, &mut s_tags, true)
+        run_peer(&mut seal, &ps2, &bodies, &mut s_outs, &mut s_tags, true)
             .map_err(|e| err("seal", e))?;
         black_box(&s_outs);
         Ok(())
     });
     let open_run: RunFn = Box::new(move || {
         let ct_refs: Vec<&[u8]> = cts.iter().map(|c| &c[..]).collect();
-        run_peer(&mut *open, &ps, &ct_refs, &mut outs, &mut mics, false)
+        run_peer(&mut open, &ps, &ct_refs, &mut outs, &mut mics, false)
             .map_err(|e| err("open", e))?;
         black_box(&outs);
         Ok(())
@@ -573,20 +654,20 @@ pub fn peer(
     Ok(protect_unprotect(seal_run, open_run))
 }
 
-fn run_peer(
-    p: &mut dyn CcmPeer,
-    ps: &[Parts],
+fn run_peer<const N: usize, P: AeadPeer<N>>(
+    p: &mut P,
+    ps: &[Parts<N>],
     inputs: &[&[u8]],
     outs: &mut [Vec<u8>],
     tags: &mut [Vec<u8>],
     seal: bool,
-) -> Result<(), wisec_peers::PeerError> {
-    let mut msgs: Vec<CcmMsg<'_>> = ps
+) -> Result<(), PeerError> {
+    let mut msgs: Vec<AeadMsg<'_, N>> = ps
         .iter()
         .zip(inputs.iter())
         .zip(outs.iter_mut())
         .zip(tags.iter_mut())
-        .map(|(((p, input), output), tag)| CcmMsg {
+        .map(|(((p, input), output), tag)| AeadMsg {
             nonce: &p.0,
             aad: &p.1,
             input,
@@ -599,6 +680,103 @@ fn run_peer(
     } else {
         p.open(&mut msgs)
     }
+}
+
+/// Jobs for the RC4 peer on the RC4 work of WEP-104 frames: per frame,
+/// RC4 keyed with IV || key (12.3.2.2) over body || ICV. Before timing,
+/// the peer's output is checked to equal the encrypted part of wisec's
+/// WEP-104 frames. Protect and unprotect are the same keystream XOR (over
+/// the plaintext and the ciphertext). With `stream`, the peer is keyed
+/// once and produces a continuing keystream over the same octets (the
+/// cipher alone), checked against wisec's RC4 keystream.
+pub fn rc4_peer(
+    mut p: Box<dyn Rc4Peer>,
+    stream: bool,
+    frames: &Rc<Vec<Vec<u8>>>,
+) -> Result<Vec<Job>, String> {
+    let k13 = key(13);
+    let wep = DataKey::new(Suite::Wep104, &k13).map_err(|e| err("key", e))?;
+    let mut seeds = Vec::new();
+    let mut plains = Vec::new();
+    let mut cts = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        let mut out = vec![0u8; f.len() + 8];
+        let n = wep
+            .protect(f, pn(i), 0, &mut out)
+            .map_err(|e| err("wep", e))?;
+        let body = &f[HEADER_LEN..];
+        let mut plain = body.to_vec();
+        plain.extend_from_slice(&wisec_crypto::crc32::crc32(body).to_le_bytes());
+        seeds.push([&out[HEADER_LEN..HEADER_LEN + 3], &k13[..]].concat());
+        plains.push(plain);
+        cts.push(out[HEADER_LEN + 4..n].to_vec());
+    }
+    let mut outs: Vec<Vec<u8>> = plains.iter().map(|x| vec![0u8; x.len()]).collect();
+    if stream {
+        p.set_stream_key(&seeds[0]).map_err(|e| err("rc4", e))?;
+        let mut want: Vec<Vec<u8>> = plains.clone();
+        let mut r = wisec_crypto::rc4::Rc4::new(&seeds[0]).map_err(|e| err("rc4", e))?;
+        for (w, o) in want.iter_mut().zip(outs.iter_mut()) {
+            r.apply_keystream(w);
+            p.stream(&w.clone(), o).map_err(|e| err("rc4", e))?;
+        }
+        // Keystream XOR twice gives the plaintext back.
+        if outs != plains {
+            return Err(format!("{}: keystream differs from wisec's RC4", p.name()));
+        }
+        let p = Rc::new(RefCell::new(p));
+        let run = |inputs: Vec<Vec<u8>>, p: Rc<RefCell<Box<dyn Rc4Peer>>>| -> RunFn {
+            let mut outs: Vec<Vec<u8>> = inputs.iter().map(|x| vec![0u8; x.len()]).collect();
+            Box::new(move || {
+                let mut p = p.borrow_mut();
+                for (i, o) in inputs.iter().zip(outs.iter_mut()) {
+                    p.stream(i, o).map_err(|e| err("rc4", e))?;
+                }
+                black_box(&outs);
+                Ok(())
+            })
+        };
+        return Ok(protect_unprotect(run(plains, Rc::clone(&p)), run(cts, p)));
+    }
+    let apply = |p: &mut Box<dyn Rc4Peer>, inputs: &[Vec<u8>], outs: &mut [Vec<u8>]| {
+        let mut msgs: Vec<Rc4Msg<'_>> = seeds
+            .iter()
+            .zip(inputs.iter())
+            .zip(outs.iter_mut())
+            .map(|((key, input), output)| Rc4Msg { key, input, output })
+            .collect();
+        p.apply(&mut msgs)
+    };
+    apply(&mut p, &plains, &mut outs).map_err(|e| err("rc4", e))?;
+    if outs != cts {
+        return Err(format!(
+            "{}: output differs from the RC4 of wisec's WEP-104",
+            p.name()
+        ));
+    }
+    let p = Rc::new(RefCell::new(p));
+    let seeds = Rc::new(seeds);
+    let run = |inputs: Vec<Vec<u8>>,
+               p: Rc<RefCell<Box<dyn Rc4Peer>>>,
+               seeds: Rc<Vec<Vec<u8>>>|
+     -> RunFn {
+        let mut outs: Vec<Vec<u8>> = inputs.iter().map(|x| vec![0u8; x.len()]).collect();
+        Box::new(move || {
+            let mut msgs: Vec<Rc4Msg<'_>> = seeds
+                .iter()
+                .zip(inputs.iter())
+                .zip(outs.iter_mut())
+                .map(|((key, input), output)| Rc4Msg { key, input, output })
+                .collect();
+            p.borrow_mut().apply(&mut msgs).map_err(|e| err("rc4", e))?;
+            black_box(&msgs);
+            Ok(())
+        })
+    };
+    Ok(protect_unprotect(
+        run(plains, Rc::clone(&p), Rc::clone(&seeds)),
+        run(cts, p, seeds),
+    ))
 }
 
 #[cfg(test)]
@@ -638,7 +816,7 @@ mod tests {
         jobs.extend(ccmp_batch(Suite::Ccmp256, Path::best(), &frames).unwrap());
         let r = wisec_peers::rustcrypto::RustCryptoCcm::new(&key(16)).unwrap();
         let r2 = wisec_peers::rustcrypto::RustCryptoCcm::new(&key(16)).unwrap();
-        jobs.extend(peer(Box::new(r), Box::new(r2), &frames).unwrap());
+        jobs.extend(ccm_peer(Box::new(r), Box::new(r2), &frames).unwrap());
         for j in &mut jobs {
             for _ in 0..2 {
                 if let Some(prep) = j.prep.as_mut() {
@@ -655,7 +833,7 @@ mod tests {
         // the equality check rather than be timed.
         let frames = Rc::new((0..2).map(|i| data_frame(i, 40)).collect::<Vec<_>>());
         let other = |b: u8| wisec_peers::rustcrypto::RustCryptoCcm::new(&[b; 16]).unwrap();
-        let e = peer(Box::new(other(9)), Box::new(other(9)), &frames)
+        let e = ccm_peer(Box::new(other(9)), Box::new(other(9)), &frames)
             .err()
             .unwrap();
         assert!(e.contains("differs"), "{e}");

@@ -1,0 +1,574 @@
+//! x86-64 GCM kernels: AES-CTR stitched with GHASH, on xmm (AES-NI +
+//! PCLMULQDQ, 1 block per register), ymm (VAES + VPCLMULQDQ, 2 blocks)
+//! and zmm (4 blocks), with aggregated reduction (see `super::gcm`).
+//!
+//! A kernel works in groups of `G` registers (`W = G * B` blocks): per
+//! group it runs the AES rounds of `W` counter blocks and, between the
+//! rounds, multiplies `W` ciphertext blocks by `H^W .. H^1` (three
+//! carry-less multiplications per register, Karatsuba), adds the products
+//! unreduced and reduces once. Encryption hashes the previous group's
+//! ciphertext beside the current group's rounds; decryption hashes the
+//! group it decrypts. The running hash enters the first block of each
+//! group. The last partial group, the lengths block and the hash so far
+//! are multiplied by the powers that fit their places and reduced once.
+//!
+//! The wrappers are reached only after [`available`] reported the
+//! instructions; a [`RoundKeys`] exists only when AES-NI was found.
+
+#![allow(clippy::needless_range_loop)]
+
+use core::arch::x86_64::*;
+
+use super::gcm::{j0, lengths, GhashKey, Io, POWERS};
+use super::x86::{features, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z};
+use super::{Blk, RoundKeys};
+use crate::batch::Path;
+
+/// Most registers per group of any kernel.
+const MAX_G: usize = 8;
+
+/// True when this CPU runs the GCM kernel of `path`.
+pub(super) fn available(path: Path) -> bool {
+    let need = match path {
+        Path::Portable => return true,
+        Path::AesNi => AESNI | PCLMUL,
+        Path::Avx2 => AESNI | PCLMUL | AVX2_VAES | VPCLMUL,
+        Path::Avx512 => AESNI | PCLMUL | AVX2_VAES | AVX512_VAES | VPCLMUL,
+    };
+    features() & need == need
+}
+
+/// The Montgomery constant 0xC200000000000000 in both halves.
+static Q: Blk = [0, 0, 0, 0, 0, 0, 0, 0xc2, 0, 0, 0, 0, 0, 0, 0, 0xc2];
+/// Word 0 of block `i` = `i`: the counter offsets of a register's lanes.
+static LANES: [Blk; 4] = [
+    [0; 16],
+    [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+];
+/// 64 bytes of ones, then 64 of zeros: loaded at `64 - n`, the mask of
+/// the first `n` bytes of a register.
+static KEEP: [u8; 128] = {
+    let mut k = [0u8; 128];
+    let mut i = 0;
+    while i < 64 {
+        k[i] = 0xff;
+        i += 1;
+    }
+    k
+};
+
+/// A block whose 32-bit word 0 is `v` (a counter increment in the
+/// byte-reversed counter block).
+#[inline(always)]
+fn word0(v: usize) -> Blk {
+    let mut b = [0u8; 16];
+    b[..4].copy_from_slice(&(v as u32).to_le_bytes());
+    b
+}
+
+/// Unreduced Karatsuba products: low halves, high halves, middle terms.
+#[derive(Clone, Copy)]
+struct Acc<T: Vector> {
+    lo: T,
+    hi: T,
+    mid: T,
+}
+
+impl<T: Vector> Acc<T> {
+    #[inline(always)]
+    unsafe fn new() -> Acc<T> {
+        let z = T::splat(&[0; 16]);
+        Acc {
+            lo: z,
+            hi: z,
+            mid: z,
+        }
+    }
+
+    /// Adds `d * p` per block; `k` holds the xor of `p`'s halves.
+    #[inline(always)]
+    unsafe fn mul(&mut self, d: T, p: T, k: T) {
+        self.lo = self.lo.xor(d.clmul::<0x00>(p));
+        self.hi = self.hi.xor(d.clmul::<0x11>(p));
+        self.mid = self.mid.xor(d.xor(d.swap64()).clmul::<0x00>(k));
+    }
+
+    /// The sums over the register's blocks, plus `x`'s.
+    #[inline(always)]
+    unsafe fn fold_with(self, x: Acc<X>) -> Acc<X> {
+        Acc {
+            lo: X(_mm_xor_si128(self.lo.fold(), x.lo.0)),
+            hi: X(_mm_xor_si128(self.hi.fold(), x.hi.0)),
+            mid: X(_mm_xor_si128(self.mid.fold(), x.mid.0)),
+        }
+    }
+}
+
+/// Montgomery reduction of the 256-bit `hi:lo` (see `super::gcm::mont`).
+#[inline(always)]
+unsafe fn mont(lo: __m128i, hi: __m128i) -> __m128i {
+    let q = _mm_loadu_si128(Q.as_ptr().cast());
+    let r1 = _mm_clmulepi64_si128::<0x00>(lo, q);
+    let t = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(lo), r1);
+    let r2 = _mm_clmulepi64_si128::<0x00>(t, q);
+    let u = _mm_xor_si128(_mm_shuffle_epi32::<0x4e>(t), r2);
+    _mm_xor_si128(hi, u)
+}
+
+/// Combines the Karatsuba terms and reduces: the field element of the sum.
+#[inline(always)]
+unsafe fn reduce(a: Acc<X>) -> __m128i {
+    let mid = _mm_xor_si128(a.mid.0, _mm_xor_si128(a.lo.0, a.hi.0));
+    let lo = _mm_xor_si128(a.lo.0, _mm_slli_si128::<8>(mid));
+    let hi = _mm_xor_si128(a.hi.0, _mm_srli_si128::<8>(mid));
+    mont(lo, hi)
+}
+
+/// Loads the `B` powers (or Karatsuba halves) from entry `i`.
+#[inline(always)]
+unsafe fn tab<T: Vector>(t: &[Blk; POWERS + 4], i: usize) -> T {
+    T::load(t.as_ptr().add(i))
+}
+
+/// The round keys of AES with `NR` rounds, each repeated in every block.
+#[inline(always)]
+unsafe fn round_keys<T: Vector, const NR: usize>(rk: &[Blk; 15]) -> [T; 15] {
+    let mut k = [T::splat(&rk[0]); 15];
+    let mut r = 1;
+    while r <= NR {
+        k[r] = T::splat(&rk[r]);
+        r += 1;
+    }
+    k
+}
+
+/// One register through the AES rounds.
+#[inline(always)]
+unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
+    let mut x = x.xor(k[0]);
+    for kr in &k[1..NR] {
+        x = x.enc(*kr);
+    }
+    x.enclast(k[NR])
+}
+
+/// Loads `bytes <= 16 * B` bytes at `p` (zero padded).
+#[inline(always)]
+unsafe fn load_upto<T: Vector>(p: *const u8, bytes: usize) -> T {
+    if bytes == 16 * T::B {
+        T::load(p.cast())
+    } else {
+        T::load_partial(p, bytes)
+    }
+}
+
+/// Stores the first `bytes <= 16 * B` bytes of `v` at `p`.
+#[inline(always)]
+unsafe fn store_upto<T: Vector>(v: T, p: *mut u8, bytes: usize) {
+    if bytes == 16 * T::B {
+        v.store(p.cast())
+    } else {
+        v.store_partial(p, bytes)
+    }
+}
+
+/// Adds the blocks of the `len` bytes at `p` (zero padded to whole
+/// blocks), block `i` times the power at table entry `first + i`, and
+/// `s` into the first block. `len` is at most `16 * POWERS - 16 * first`.
+#[inline(always)]
+unsafe fn acc_bytes<T: Vector>(
+    acc: &mut Acc<T>,
+    t: &GhashKey,
+    s: Option<__m128i>,
+    p: *const u8,
+    len: usize,
+    first: usize,
+) {
+    let rev = T::splat(&REV);
+    let w = 16 * T::B;
+    let mut off = 0;
+    while off < len {
+        let mut d = load_upto::<T>(p.add(off), (len - off).min(w)).rev(rev);
+        if off == 0 {
+            if let Some(s) = s {
+                d = d.xor(T::lane0(s));
+            }
+        }
+        let i = first + off / 16;
+        acc.mul(d, tab(&t.pow, i), tab(&t.kar, i));
+        off += w;
+    }
+}
+
+/// Adds the products of one group of `G` registers of ciphertext blocks
+/// (as they are in memory) by `H^W .. H^1` to `acc`, with the running
+/// hash `s` in the first block; register 0 last, so that the chain
+/// through `s` is as short as it can be.
+#[inline(always)]
+unsafe fn hash_group<T: Vector, const G: usize>(
+    t: &GhashKey,
+    acc: &mut Acc<T>,
+    regs: &[T; G],
+    s: Option<__m128i>,
+) {
+    let rev = T::splat(&REV);
+    let base = POWERS - G * T::B;
+    for g in (0..G).rev() {
+        let mut d = regs[g].rev(rev);
+        if g == 0 {
+            if let Some(s) = s {
+                d = d.xor(T::lane0(s));
+            }
+        }
+        let i = base + g * T::B;
+        acc.mul(d, tab(&t.pow, i), tab(&t.kar, i));
+    }
+}
+
+/// GHASH of the whole groups of `len` bytes at `p` after `s`: per group of
+/// `W` blocks one aggregated product and one reduction. Returns the hash
+/// and how many bytes it took (the rest, fewer than a group, is left for
+/// the caller to aggregate with what follows).
+#[inline(always)]
+unsafe fn hash_groups<T: Vector, const G: usize>(
+    t: &GhashKey,
+    mut s: __m128i,
+    p: *const u8,
+    len: usize,
+) -> (__m128i, usize) {
+    let w = G * T::B;
+    let mut off = 0;
+    while len - off >= 16 * w {
+        let mut regs = [T::splat(&[0; 16]); G];
+        for (g, r) in regs.iter_mut().enumerate() {
+            *r = T::load(p.add(off + 16 * g * T::B).cast());
+        }
+        let mut acc = Acc::<T>::new();
+        hash_group(t, &mut acc, &regs, Some(s));
+        s = reduce(acc.fold_with(Acc::new()));
+        off += 16 * w;
+    }
+    (s, off)
+}
+
+/// GCM encryption (`DEC == false`) or decryption of `len` bytes from
+/// `src` to `dst` with AAD `aad`, returning the tag `E(J_0) xor GHASH`.
+///
+/// The GHASH input (SP 800-38D, 7.1 step 5: AAD zero padded, ciphertext
+/// zero padded, `[len(A)]_64 || [len(C)]_64`) is cut so that every
+/// reduction covers as many blocks as the power table allows: the AAD's
+/// last partial group rides with the first group of ciphertext (or, for
+/// a short message, everything is one aggregate), and the ciphertext's
+/// last partial group with the lengths block.
+///
+/// `src` is valid for `len` bytes of reads, `dst` for `len` bytes of
+/// writes, `aad` for `aad_len` reads; `dst` is `src`, `src + 8`,
+/// `src - 8`, or does not overlap `src`. Each group is loaded before the
+/// previous group's output is stored, and when output and input overlap
+/// but differ, the input of the last partial group is copied aside
+/// before the first store: no input byte is read after an output store
+/// may have covered it.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
+    rk: &[Blk; 15],
+    t: &GhashKey,
+    j: &Blk,
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    lens: u128,
+) -> Blk {
+    let k = round_keys::<T, NR>(rk);
+    let rev = T::splat(&REV);
+    let w = G * T::B;
+    let zt = T::splat(&[0; 16]);
+    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6).
+    let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X::load(j)).0;
+
+    let groups = len / (16 * w);
+    let tail_at = groups * 16 * w;
+    let rem = len - tail_at;
+    let nb = rem.div_ceil(16);
+
+    // The AAD: whole groups first (only for AAD longer than a group),
+    // the rest aggregated with what follows it.
+    let (s_aad, aad_done) = hash_groups::<T, G>(t, _mm_setzero_si128(), aad, aad_len);
+    let s_aad = (aad_done > 0).then_some(s_aad);
+    let aad_rest = aad_len - aad_done;
+    let rab = aad_rest.div_ceil(16);
+    let mut pre = Acc::<T>::new();
+    let aad_first = if groups > 0 {
+        POWERS - w - rab
+    } else {
+        POWERS - (rab + nb + 1)
+    };
+    acc_bytes::<T>(&mut pre, t, s_aad, aad.add(aad_done), aad_rest, aad_first);
+    // Whatever hash precedes the first group of ciphertext that is not in
+    // `pre` yet: only an AAD of whole groups leaves one.
+    let mut s = if rab == 0 { s_aad } else { None };
+
+    // Counter blocks byte-reversed: the 32-bit counter is word 0, and
+    // a 32-bit add is inc32 (SP 800-38D, 6.2). Lane l of register g of
+    // the first group holds J_0 + 1 + g * B + l.
+    let c0 = T::splat(j)
+        .rev(rev)
+        .add32(T::load(LANES.as_ptr()))
+        .add32(T::splat(&word0(1)));
+    let mut ctr = [c0; G];
+    for g in 0..G {
+        ctr[g] = c0.add32(T::splat(&word0(g * T::B)));
+    }
+    let step = T::splat(&word0(w));
+    // The keystream of the last partial group, early: its counters are
+    // known, and at the end only the xor and the hash are left to wait
+    // for.
+    let mut tail_ks = [zt; G];
+    for r in 0..G {
+        if r * T::B < nb {
+            let c = ctr[r].add32(T::splat(&word0(groups * w)));
+            tail_ks[r] = aes::<T, NR>(&k, c.rev(rev));
+        }
+    }
+
+    let mut aside = core::mem::MaybeUninit::<[Blk; MAX_G * 4]>::uninit();
+    let overlap = (dst as usize) < src as usize + len && (src as usize) < dst as usize + len;
+    let moved = overlap && dst.cast_const() != src;
+    let tail_src = if moved {
+        // `rem` is below `16 * W`, the size of `aside`.
+        let a = aside.as_mut_ptr().cast::<u8>();
+        core::ptr::copy_nonoverlapping(src.add(tail_at), a, rem);
+        a.cast_const()
+    } else {
+        src.add(tail_at)
+    };
+
+    let base = POWERS - w;
+    let mut next = [zt; G];
+    if groups > 0 {
+        for g in 0..G {
+            next[g] = T::load(src.add(16 * g * T::B).cast());
+        }
+    }
+    let mut prev = [zt; G];
+    for i in 0..groups {
+        let cur = next;
+        let mut x = [zt; G];
+        for g in 0..G {
+            x[g] = ctr[g].rev(rev).xor(k[0]);
+            ctr[g] = ctr[g].add32(step);
+        }
+        let hashing = DEC || i > 0;
+        let h = if DEC { cur } else { prev };
+        let mut acc = if DEC { pre } else { Acc::<T>::new() };
+        if !DEC && i == 1 {
+            acc = pre;
+        }
+        for r in 1..NR {
+            for g in 0..G {
+                x[g] = x[g].enc(k[r]);
+            }
+            // One register's products between rounds; register 0, which
+            // takes the running hash, last.
+            if hashing && r <= G {
+                let g = G - r;
+                let mut d = h[g].rev(rev);
+                if g == 0 {
+                    if let Some(s) = s {
+                        d = d.xor(T::lane0(s));
+                    }
+                }
+                let ti = base + g * T::B;
+                acc.mul(d, tab(&t.pow, ti), tab(&t.kar, ti));
+            }
+        }
+        if i + 1 < groups {
+            for g in 0..G {
+                next[g] = T::load(src.add(16 * ((i + 1) * w + g * T::B)).cast());
+            }
+        }
+        for g in 0..G {
+            let o = x[g].enclast(k[NR]).xor(cur[g]);
+            o.store(dst.add(16 * (i * w + g * T::B)).cast());
+            prev[g] = o;
+        }
+        if hashing {
+            s = Some(reduce(acc.fold_with(Acc::new())));
+            if DEC {
+                pre = Acc::new();
+            }
+        }
+    }
+    if !DEC && groups > 0 {
+        let mut acc = if groups == 1 { pre } else { Acc::<T>::new() };
+        hash_group(t, &mut acc, &prev, s);
+        s = Some(reduce(acc.fold_with(Acc::new())));
+    }
+
+    // The last partial group and the lengths block (SP 800-38D, 7.1
+    // step 5), with the running hash in the first block: the ciphertext
+    // block `i` of the tail times `H^(nb + 1 - i)`, the lengths times `H`.
+    let mut acc = if groups == 0 { pre } else { Acc::<T>::new() };
+    let first = POWERS - (nb + 1);
+    let lens = _mm_set_epi64x((lens >> 64) as i64, lens as i64);
+    let rw = 16 * T::B;
+    let out = dst.add(tail_at);
+    let mut r = 0;
+    while r * T::B <= nb {
+        let off = r * rw;
+        let mut c = zt;
+        if off < rem {
+            let bytes = (rem - off).min(rw);
+            let d = load_upto::<T>(tail_src.add(off), bytes);
+            let o = tail_ks[r].xor(d);
+            store_upto(o, out.add(off), bytes);
+            c = if DEC {
+                d
+            } else if bytes == rw {
+                o
+            } else {
+                o.and(T::load(KEEP.as_ptr().add(64 - bytes).cast()))
+            };
+        }
+        let mut c = c.rev(rev);
+        if r == 0 {
+            if let Some(s) = s {
+                c = c.xor(T::lane0(s));
+            }
+        }
+        if nb / T::B == r {
+            c = c.xor_lane(lens, nb % T::B);
+        }
+        let ti = first + r * T::B;
+        acc.mul(c, tab(&t.pow, ti), tab(&t.kar, ti));
+        r += 1;
+    }
+    if moved {
+        // Only the `rem` bytes copied in were ever written.
+        super::wipe_bytes(core::slice::from_raw_parts_mut(
+            aside.as_mut_ptr().cast::<u8>(),
+            rem,
+        ));
+    }
+    let s = reduce(acc.fold_with(Acc::new()));
+    let tag = _mm_xor_si128(
+        _mm_shuffle_epi8(s, _mm_loadu_si128(REV.as_ptr().cast())),
+        ej0,
+    );
+    let mut out = [0u8; 16];
+    _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+    out
+}
+
+macro_rules! wrapper {
+    ($feat:literal, $T:ty, $G:literal, $name:ident) => {
+        #[target_feature(enable = $feat)]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn $name<const NR: usize, const DEC: bool>(
+            rk: &[Blk; 15],
+            t: &GhashKey,
+            j: &Blk,
+            aad: *const u8,
+            aad_len: usize,
+            src: *const u8,
+            dst: *mut u8,
+            len: usize,
+            lens: u128,
+        ) -> Blk {
+            crypt_g::<$T, $G, NR, DEC>(rk, t, j, aad, aad_len, src, dst, len, lens)
+        }
+    };
+}
+
+wrapper!("aes,ssse3,pclmulqdq", X, 8, crypt_x);
+wrapper!(
+    "aes,ssse3,pclmulqdq,avx,avx2,vaes,vpclmulqdq",
+    Y,
+    4,
+    crypt_y
+);
+wrapper!(
+    "aes,ssse3,pclmulqdq,avx,avx2,vaes,vpclmulqdq,avx512f,avx512bw,avx512vl",
+    Z,
+    4,
+    crypt_z
+);
+
+/// Runs the kernel of `path` (see `super::gcm::crypt`, which checked the
+/// bounds of `io` and the lengths). `None` when the CPU lacks the path.
+pub(super) fn crypt(
+    path: Path,
+    rk: &RoundKeys,
+    t: &GhashKey,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    io: Io<'_>,
+    dec: bool,
+) -> Option<Blk> {
+    if path == Path::Portable || !available(path) {
+        return None;
+    }
+    let (src, dst, len): (*const u8, *mut u8, usize) = match io {
+        Io::Shift { buf, src, dst, len } => {
+            if src.max(dst).checked_add(len).is_none_or(|e| e > buf.len()) || src.abs_diff(dst) > 8
+            {
+                return None;
+            }
+            let p = buf.as_mut_ptr();
+            // SAFETY: `src + len` and `dst + len` are at most `buf.len()`
+            // (checked just above), so both offsets stay in the slice.
+            unsafe { (p.add(src).cast_const(), p.add(dst), len) }
+        }
+        Io::Split { src, dst } => {
+            if src.len() != dst.len() {
+                return None;
+            }
+            (src.as_ptr(), dst.as_mut_ptr(), src.len())
+        }
+    };
+    let j = j0(nonce);
+    let lens = lengths(aad.len(), len);
+    let (a, al) = (aad.as_ptr(), aad.len());
+    let nr14 = rk.nr == 14;
+    let rk = &rk.rk;
+    // SAFETY: the instruction sets of each wrapper were detected
+    // (`available`). `src` is valid for `len` reads and `dst` for `len`
+    // writes: both come from one slice with `max(src, dst) + len` in
+    // bounds, or from two slices of `len` bytes (a shared and an
+    // exclusive borrow, so they do not overlap); within one slice `dst`
+    // is `src` or `src +- 8`, the overlaps the kernel orders its loads
+    // and stores for. `aad` is valid for `al` reads. Every other access
+    // is to the tables and keys passed by reference.
+    unsafe {
+        Some(match (path, nr14, dec) {
+            (Path::Avx512, false, false) => {
+                crypt_z::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx512, false, true) => {
+                crypt_z::<10, true>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx512, true, false) => {
+                crypt_z::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx512, true, true) => {
+                crypt_z::<14, true>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx2, false, false) => {
+                crypt_y::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx2, false, true) => crypt_y::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (Path::Avx2, true, false) => {
+                crypt_y::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+            }
+            (Path::Avx2, true, true) => crypt_y::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (_, false, false) => crypt_x::<10, false>(rk, t, &j, a, al, src, dst, len, lens),
+            (_, false, true) => crypt_x::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (_, true, false) => crypt_x::<14, false>(rk, t, &j, a, al, src, dst, len, lens),
+            (_, true, true) => crypt_x::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
+        })
+    }
+}
