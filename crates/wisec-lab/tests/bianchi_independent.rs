@@ -166,8 +166,8 @@ fn check(phy: &Phy, cfg: &SaturationConfig) {
         let (ts, tc) = phy.ts_tc(rts);
         let model = bianchi_mbps(p.stations, phy.w, phy.m, phy.slot, ts, tc, 12_000.0);
         let err = (p.sim_mbps - model) / model;
-        eprintln!(
-            "{:?} n={:>2} {:<5} sim {:.4} Mb/s, model {:.4} Mb/s, {:+.2}%",
+        let line = format!(
+            "{:?} n={:>2} {:<5} sim {:.4} Mb/s, independent model {:.4} Mb/s, {:+.2}%",
             cfg.phy,
             p.stations,
             p.access,
@@ -175,16 +175,8 @@ fn check(phy: &Phy, cfg: &SaturationConfig) {
             model,
             100.0 * err
         );
-        assert!(
-            err.abs() < 0.02,
-            "{:?} {} stations {}: sim {:.4} Mb/s, independent model {:.4} Mb/s ({:+.2}%)",
-            cfg.phy,
-            p.stations,
-            p.access,
-            p.sim_mbps,
-            model,
-            100.0 * err
-        );
+        eprintln!("{line}");
+        assert!(err.abs() < 0.02, "{line}");
     }
 }
 

@@ -458,6 +458,10 @@ fn shorthands_map_to_each_experiment_or_name_the_parameter() {
             "only saturation",
         ),
         (&["lab", "run", "overhead", "--rts"], "RTS/CTS"),
+        (
+            &["lab", "run", "multihop", "--stations", "3"],
+            "params.chain",
+        ),
     ] {
         let o = wisec(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -254,6 +254,7 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
             "congestion" => v.push(("params.clients".into(), format!("[{}]", l.join(", ")))),
             "attacks" if l.len() == 1 => v.push(("params.stations".into(), l[0].clone())),
             "attacks" => return refuse("--stations", "attacks takes one count (params.stations)"),
+            "multihop" => return refuse("--stations", "its chain length is params.chain"),
             _ => {
                 return refuse(
                     "--stations",
@@ -269,7 +270,7 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
                 "params.access".into(),
                 if a.rts { "[\"rts\"]" } else { "[\"basic\"]" }.into(),
             )),
-            "congestion" => v.push(("params.rts".into(), a.rts.to_string())),
+            "congestion" | "multihop" => v.push(("params.rts".into(), a.rts.to_string())),
             "overhead" | "discosec" | "attacks" => {
                 return refuse(flag, "its frames go without RTS/CTS ([mac] is not read)")
             }
@@ -291,6 +292,7 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
                 )
             }
             "congestion" => return refuse("--phy", "it runs 802.11n; set params.mcs"),
+            "multihop" => return refuse("--phy", "its chain runs 802.11b; set params.rate"),
             "discosec" | "attacks" => return refuse("--phy", "it runs 802.11g; set params.rate"),
             _ => return refuse("--phy", "it has no wireless medium"),
         }
@@ -299,7 +301,7 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
         match exp {
             "saturation" => v.push(("phy.rate".into(), format!("{r:?}"))),
             "overhead" => v.push(("params.rates".into(), format!("[{r:?}]"))),
-            "discosec" | "attacks" => v.push(("params.rate".into(), format!("{r:?}"))),
+            "discosec" | "attacks" | "multihop" => v.push(("params.rate".into(), format!("{r:?}"))),
             "congestion" => return refuse("--rate", "its rate is an HT MCS: params.mcs"),
             _ => return refuse("--rate", "its link speed is params.link_mbps"),
         }
@@ -315,6 +317,12 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
             }
             "overhead" | "congestion" => {
                 return refuse("--seconds", "it runs transfers of params.bytes")
+            }
+            "multihop" => {
+                return refuse(
+                    "--seconds",
+                    "its runs last params.warmup and params.timeout",
+                )
             }
             _ => return refuse("--seconds", "it runs params.packets exchanges"),
         }
