@@ -197,8 +197,13 @@ pub struct Row {
 pub struct Analysis {
     /// Frames read.
     pub frames: u64,
-    /// Frames that could not be read, with their packet number and why.
+    /// Frames that could not be read, with their packet number and why:
+    /// the first [`MALFORMED_LISTED`] of each reason (a capture of millions
+    /// of damaged records is summarised, not listed).
     pub malformed: Vec<(u64, String)>,
+    /// How many frames could not be read, for each reason.
+    #[serde(default)]
+    pub malformed_counts: std::collections::BTreeMap<String, u64>,
     /// The exchange groups in capture order.
     pub groups: Vec<Group>,
     /// Frames with the Retry bit (802.11 retransmissions).
@@ -286,6 +291,40 @@ struct Open {
     last_ns: u64,
 }
 
+/// How many unreadable frames of one reason [`Analysis::malformed`] lists.
+pub const MALFORMED_LISTED: u64 = 10;
+
+impl Analysis {
+    /// Notes the unreadable frame `number`: counted under `why`, and listed
+    /// while fewer than [`MALFORMED_LISTED`] of that reason were.
+    pub fn note_malformed(&mut self, number: u64, why: String) {
+        let n = self.malformed_counts.entry(why.clone()).or_insert(0);
+        *n += 1;
+        if *n <= MALFORMED_LISTED {
+            self.malformed.push((number, why));
+        }
+    }
+
+    /// How many frames could not be read.
+    pub fn malformed_total(&self) -> u64 {
+        self.malformed_counts.values().sum()
+    }
+
+    /// Adds the unreadable frames `other` noted (listed in packet order).
+    pub fn merge_malformed(&mut self, other: Analysis) {
+        for (number, why) in other.malformed {
+            let listed = self.malformed.iter().filter(|m| m.1 == why).count() as u64;
+            if listed < MALFORMED_LISTED {
+                self.malformed.push((number, why));
+            }
+        }
+        for (why, n) in other.malformed_counts {
+            *self.malformed_counts.entry(why).or_insert(0) += n;
+        }
+        self.malformed.sort_by_key(|m| m.0);
+    }
+}
+
 /// Groups `frames` and computes the breakdown. Frames that cannot be read
 /// are listed in [`Analysis::malformed`] and skipped.
 pub fn analyze(frames: impl IntoIterator<Item = AirRecord>) -> Analysis {
@@ -299,13 +338,13 @@ pub fn analyze(frames: impl IntoIterator<Item = AirRecord>) -> Analysis {
     for r in frames {
         a.frames += 1;
         let Some(info) = FrameInfo::parse(&r.mpdu) else {
-            a.malformed.push((
+            a.note_malformed(
                 r.number,
                 format!(
                     "{} octets: too short or not a frame an 802.11 header delimits",
                     r.mpdu.len()
                 ),
-            ));
+            );
             continue;
         };
         let label = classify(&r.mpdu, &info);
@@ -492,7 +531,7 @@ impl Analysis {
             self.acks,
             self.block_acks,
             self.groups.iter().filter(|g| g.block_ack).count(),
-            self.malformed.len()
+            self.malformed_total()
         ));
         s
     }

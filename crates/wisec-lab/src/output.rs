@@ -703,7 +703,85 @@ fn write_summary(
     md.push_str(&speed_markdown(speed));
     write_atomic(dir, Path::new("report.md"), md.as_bytes())?;
     files.push("report.md".into());
+    let mut list = String::new();
+    for f in files.iter() {
+        let _ = writeln!(list, "{}", f.display());
+    }
+    write_atomic(dir, Path::new(MANIFEST), list.as_bytes())?;
     Ok(())
+}
+
+/// The list of files a run wrote into its output directory, one relative
+/// path a line, so that a later `--force` run removes exactly those.
+pub const MANIFEST: &str = ".wisec-files";
+
+/// What a run writes into its output directory besides the files its
+/// manifest lists: files and directories of fixed names (also those of a
+/// run interrupted before its manifest was written).
+const FIXED_NAMES: [&str; 9] = [
+    "scenario.toml",
+    "calibration.json",
+    "results.json",
+    "results.csv",
+    "report.md",
+    "trials",
+    "channels",
+    "live",
+    MANIFEST,
+];
+
+/// The entries of `dir`, or an empty list when it does not exist.
+pub fn dir_entries(dir: &Path) -> Result<Vec<PathBuf>, OutputError> {
+    match fs::read_dir(dir) {
+        Ok(rd) => rd
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| OutputError {
+                path: dir.to_path_buf(),
+                error,
+            }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(vec![]),
+        Err(error) => Err(OutputError {
+            path: dir.to_path_buf(),
+            error,
+        }),
+    }
+}
+
+/// Removes from `dir` what an earlier run wrote there: the files its
+/// manifest lists and the entries of fixed names. Anything else (a file
+/// of the user's) stays. Returns how many entries were removed. Paths in
+/// the manifest that leave `dir` (absolute, or with `..`) are ignored.
+pub fn clear_previous(dir: &Path) -> Result<usize, OutputError> {
+    let mut names: Vec<PathBuf> = Vec::new();
+    if let Ok(text) = fs::read_to_string(dir.join(MANIFEST)) {
+        for line in text.lines() {
+            let rel = Path::new(line);
+            let inside = !line.is_empty()
+                && rel
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if inside {
+                names.push(rel.to_path_buf());
+            }
+        }
+    }
+    names.extend(FIXED_NAMES.iter().map(PathBuf::from));
+    let mut removed = 0;
+    for rel in names {
+        let path = dir.join(&rel);
+        let r = match fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => fs::remove_dir_all(&path),
+            Ok(_) => fs::remove_file(&path),
+            Err(_) => continue,
+        };
+        match r {
+            Ok(()) => removed += 1,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(error) => return Err(OutputError { path, error }),
+        }
+    }
+    Ok(removed)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -391,6 +391,15 @@ impl Authenticator {
         if let AuthState::Failed(_) = self.state {
             return Err(HandshakeError::Failed);
         }
+        // A group rekey in progress already handed its keys to the
+        // supplicant (group message 1, which it may have installed): they
+        // are the current keys from now on, and message 3 of the new
+        // handshake carries them. Going back to the previous GTK would
+        // make the supplicant install a retired key again under the same
+        // Key ID, its replay counter reset (12.7.7.3).
+        if let AuthState::GroupRekey { keys, .. } = &self.state {
+            self.group = keys.clone();
+        }
         let mut anonce = [0u8; 32];
         rng.fill_bytes(&mut anonce);
         self.replay_counter += 1;
@@ -769,6 +778,12 @@ pub struct Supplicant {
     state: SuppState,
     installed: Option<Installed>,
     group: Option<GroupKeys>,
+    /// The last key installed under each GTK Key ID (0 to 3) and IGTK
+    /// Key ID (4, 5): the key table a receiver holds. A key that is still
+    /// in its slot is never installed again, also after another Key ID
+    /// was in use in between (12.7.7.3).
+    gtk_slots: [Option<crate::rsn::GroupKey>; 4],
+    igtk_slots: [Option<crate::rsn::GroupKey>; 2],
     ptk_installs: u32,
     tx: TxBuf,
     events: Events,
@@ -787,6 +802,8 @@ impl Supplicant {
             state: SuppState::Idle,
             installed: None,
             group: None,
+            gtk_slots: Default::default(),
+            igtk_slots: Default::default(),
             ptk_installs: 0,
             tx: TxBuf::new(),
             events: Events::new(),
@@ -997,12 +1014,35 @@ impl Supplicant {
     /// counter is not reset).
     fn install_group(&mut self, new: GroupKeys) {
         let old = self.group.take();
-        let gtk_same = old.as_ref().is_some_and(|o| o.gtk.same_key(&new.gtk));
+        let in_slot =
+            |slots: &[Option<crate::rsn::GroupKey>], k: &crate::rsn::GroupKey, base: u16| {
+                slots
+                    .get(usize::from(k.key_id.wrapping_sub(base)))
+                    .and_then(Option::as_ref)
+                    .is_some_and(|s| s.same_key(k))
+            };
+        let gtk_same = old.as_ref().is_some_and(|o| o.gtk.same_key(&new.gtk))
+            || in_slot(&self.gtk_slots, &new.gtk, 0);
         let igtk_same = match (old.as_ref().and_then(|o| o.igtk.as_ref()), &new.igtk) {
-            (Some(a), Some(b)) => a.same_key(b),
+            (Some(a), Some(b)) => a.same_key(b) || in_slot(&self.igtk_slots, b, 4),
             (_, None) => true,
-            (None, Some(_)) => false,
+            (None, Some(b)) => in_slot(&self.igtk_slots, b, 4),
         };
+        if let Some(slot) = self.gtk_slots.get_mut(usize::from(new.gtk.key_id)) {
+            if !gtk_same {
+                *slot = Some(new.gtk.clone());
+            }
+        }
+        if let Some(i) = &new.igtk {
+            if let Some(slot) = self
+                .igtk_slots
+                .get_mut(usize::from(i.key_id.wrapping_sub(4)))
+            {
+                if !igtk_same {
+                    *slot = Some(i.clone());
+                }
+            }
+        }
         let gtk = if gtk_same {
             old.as_ref()
                 .map(|o| o.gtk.clone())

@@ -12,8 +12,8 @@ use wisec_proto::fourway::{
     Association, Authenticator, AuthenticatorState, Event, Supplicant, SupplicantState, Timing,
 };
 use wisec_proto::rsn::{
-    ElementBuf, GroupKey, GroupKeys, HandshakeError, Instant, MessageKind, Negotiated, Random,
-    UnverifiedKeyFrame,
+    ElementBuf, GroupKey, GroupKeys, HandshakeError, Instant, KeyDataInfo, MessageKind, Negotiated,
+    Random, UnverifiedKeyFrame,
 };
 use wisec_wire::eapol::KeyFrame;
 use wisec_wire::element::{Akm, CipherSuite, List, RsnCapabilities, Rsne};
@@ -706,6 +706,92 @@ fn group_key_handshake_installs_a_new_gtk_once() {
     assert_eq!(
         pair.auth_events.last(),
         Some(&Event::Deauthenticate(wisec_wire::mgmt::ReasonCode(16)))
+    );
+}
+
+/// The GTK KDE of message 3 (12.7.6.4), decrypted with the KEK of the
+/// PTK that handshake installed.
+fn message_3_gtk(m3: &[u8], neg: &Negotiated, ptk: &Ptk) -> (u8, Vec<u8>) {
+    let alg = neg.mic_algorithm(32).unwrap();
+    let f = UnverifiedKeyFrame::parse(m3, alg.mic_len()).unwrap();
+    assert_eq!(f.kind(), MessageKind::FourWay3);
+    let v = f.verify_mic(alg, ptk.kck()).unwrap();
+    let mut kd = [0u8; 512];
+    let data = v.key_data(ptk.kek(), &mut kd).unwrap();
+    let gtk = KeyDataInfo::parse(data).unwrap().gtk.unwrap();
+    (gtk.key_id, gtk.key.to_vec())
+}
+
+#[test]
+fn a_4way_started_during_a_group_rekey_hands_out_the_new_keys() {
+    // Group message 1 reached the supplicant, which installed the new GTK
+    // (Key ID 2); its group message 2 was lost, and the authenticator then
+    // starts a PTK rekey. Message 3 must carry the keys group message 1
+    // already handed out, not the retired GTK of Key ID 1: the
+    // supplicant installs nothing again (12.7.7.3) and both sides hold
+    // the same GTK afterwards.
+    let neg = ccmp();
+    let mut pair = Pair::new(assoc(neg), psk());
+    pair.start();
+    pair.run(|_, _| false);
+    assert_eq!(pair.auth.state(), AuthenticatorState::Established);
+    let old = pair.auth.group_keys().gtk.key().to_vec();
+    let new = group_keys(&neg, 2, 0x77);
+    pair.auth
+        .start_group_rekey(pair.now, new.clone(), &mut pair.rng)
+        .unwrap();
+    let g1 = pair.auth.poll_transmit().unwrap().to_vec();
+    pair.supp.handle_rx(pair.now, &g1, &mut pair.rng).unwrap();
+    let g2 = pair.supp.poll_transmit().unwrap().to_vec();
+    pair.drain_events();
+    assert!(pair
+        .supp_events
+        .contains(&Event::GtkInstalled { key_id: 2 }));
+    pair.supp_events.clear();
+    pair.auth_events.clear();
+    let sent = pair.from_auth.len();
+    pair.start();
+    pair.run(|_, _| false);
+    assert_eq!(pair.auth.state(), AuthenticatorState::Established);
+    assert_eq!(pair.supp.state(), SupplicantState::Established);
+    // Messages 1 and 3 of the new handshake.
+    assert_eq!(pair.from_auth.len() - sent, 2);
+    let m3 = pair.from_auth.last().unwrap().1.clone();
+    let (key_id, gtk) = message_3_gtk(&m3, &neg, pair.supp.ptk().unwrap());
+    assert_eq!((key_id, &gtk[..]), (2, new.gtk.key()));
+    assert_ne!(gtk, old);
+    assert_eq!(pair.auth.group_keys().gtk.key(), new.gtk.key());
+    assert_eq!(pair.supp.group_keys().unwrap().gtk.key(), new.gtk.key());
+    assert_eq!(
+        pair.supp_events,
+        [Event::PtkInstalled, Event::FourWayComplete]
+    );
+    // The late group message 2 of the abandoned rekey is refused.
+    assert_eq!(key_info(&g2, 16), 0x0302);
+    assert_eq!(
+        pair.auth.handle_rx(pair.now, &g2, &mut pair.rng),
+        Err(HandshakeError::Replayed)
+    );
+
+    // Group message 1 lost instead: message 3 installs the new GTK once.
+    let mut pair = Pair::new(assoc(neg), psk());
+    pair.start();
+    pair.run(|_, _| false);
+    pair.auth
+        .start_group_rekey(pair.now, new.clone(), &mut pair.rng)
+        .unwrap();
+    let _lost_group_1 = pair.auth.poll_transmit().unwrap();
+    pair.supp_events.clear();
+    pair.start();
+    pair.run(|_, _| false);
+    assert_eq!(pair.supp.group_keys().unwrap().gtk.key(), new.gtk.key());
+    assert_eq!(
+        pair.supp_events,
+        [
+            Event::PtkInstalled,
+            Event::GtkInstalled { key_id: 2 },
+            Event::FourWayComplete
+        ]
     );
 }
 

@@ -12,7 +12,7 @@ use crate::decrypt::link::{self, FcsMode, Unusable};
 use crate::error::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use wisec_lab::analyze::{analyze, AirRecord, Analysis};
+use wisec_lab::analyze::{analyze, AirRecord, Analysis, MALFORMED_LISTED};
 
 /// Arguments of `wisec analyze`.
 #[derive(Debug, clap::Args)]
@@ -57,7 +57,8 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
     let mut reader = CaptureReader::open(path)?;
     let mut ifaces: Vec<Interface> = Vec::new();
     let mut recs: Vec<AirRecord> = Vec::new();
-    let mut bad: Vec<(u64, String)> = Vec::new();
+    // Unreadable packets: counted, the first of each reason listed.
+    let mut bad = Analysis::default();
     let mut number = 0u64;
     let mut use_tsft: Option<bool> = None;
     loop {
@@ -65,7 +66,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
-                bad.push((number + 1, e.to_string()));
+                bad.note_malformed(number + 1, e.to_string());
                 break;
             }
         };
@@ -82,7 +83,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
         };
         number += 1;
         let Some(iface) = ifaces.get(p.interface as usize) else {
-            bad.push((number, format!("no interface {}", p.interface)));
+            bad.note_malformed(number, format!("no interface {}", p.interface));
             continue;
         };
         // Radiotap padding out (the analysis reads the MPDU).
@@ -92,7 +93,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
         let framing = match link::locate_unpadded(iface, FcsMode::Auto, &p.data) {
             Ok(f) => f,
             Err(u) => {
-                bad.push((number, why(u).to_string()));
+                bad.note_malformed(number, why(u).to_string());
                 continue;
             }
         };
@@ -112,9 +113,8 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
         });
     }
     let mut a = analyze(recs);
-    a.frames += bad.len() as u64;
-    a.malformed.extend(bad);
-    a.malformed.sort_by_key(|m| m.0);
+    a.frames += bad.malformed_total();
+    a.merge_malformed(bad);
     Ok(a)
 }
 
@@ -125,6 +125,14 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     for (n, why) in &analysis.malformed {
         eprintln!("{name}: packet {n}: {why}; skipped");
     }
+    for (why, n) in &analysis.malformed_counts {
+        if *n > MALFORMED_LISTED {
+            eprintln!(
+                "{name}: {} more packets: {why}; skipped",
+                n - MALFORMED_LISTED
+            );
+        }
+    }
     if analysis.groups.is_empty() {
         return Err(Failure::Runtime(anyhow!(
             "{name}: no 802.11 frame exchange found ({} packets)",
@@ -134,9 +142,9 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
     if a.json {
         let s = serde_json::to_string_pretty(&analysis)
             .map_err(|e| Failure::Runtime(anyhow!("encoding the analysis: {e}")))?;
-        println!("{s}");
+        crate::outln!("{s}");
     } else {
-        print!("{}", analysis.to_text());
+        crate::out!("{}", analysis.to_text());
     }
     Ok(())
 }

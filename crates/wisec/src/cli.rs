@@ -94,7 +94,13 @@ pub fn main() -> i32 {
             return 2;
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    if crate::error::stdout_closed() && !matches!(result, Err(Failure::Usage(_))) {
+        // The reader of standard output went away: end as a program
+        // killed by SIGPIPE would, without a word.
+        return crate::error::EXIT_BROKEN_PIPE;
+    }
+    match result {
         Ok(()) => 0,
         Err(Failure::Usage(m)) => {
             eprintln!("wisec: error: {m}");
@@ -129,5 +135,94 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench { what } => crate::bench::run(what),
         Command::KoDeps(a) => crate::ko_deps::cli::run(a),
         Command::Bare(a) => crate::bare::run(a),
+    }
+}
+
+/// Parsers of the numbers on the command line, shared by every command so
+/// that the same kind of number has the same range and the same words
+/// everywhere. A value out of range is a usage error (exit status 2)
+/// found before any work starts.
+pub mod num {
+    use std::fmt::Display;
+    use std::str::FromStr;
+    use std::time::Duration;
+
+    /// The largest seed: seeds are stored in TOML scenarios and JSON
+    /// results, whose integers are signed 64-bit.
+    pub const MAX_SEED: u64 = i64::MAX as u64;
+
+    /// A seed, 0 to 2^63-1.
+    pub fn seed(s: &str) -> Result<u64, String> {
+        let v: u64 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?} is not a whole number from 0 to {MAX_SEED}"))?;
+        if v > MAX_SEED {
+            return Err(format!(
+                "{v} is out of range: seeds are 0 to {MAX_SEED} (2^63-1)"
+            ));
+        }
+        Ok(v)
+    }
+
+    /// A whole number from `lo` to `hi`.
+    pub fn int<T>(s: &str, lo: T, hi: T) -> Result<T, String>
+    where
+        T: FromStr + PartialOrd + Display + Copy,
+    {
+        let v: T = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?} is not a whole number from {lo} to {hi}"))?;
+        if v < lo || v > hi {
+            return Err(format!("{v} is out of range {lo} to {hi}"));
+        }
+        Ok(v)
+    }
+
+    /// A number above 0 and at most `hi`.
+    pub fn positive(s: &str, hi: f64) -> Result<f64, String> {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("{s:?} is not a number"))?;
+        if v.is_nan() || v <= 0.0 || v > hi {
+            return Err(format!("{s} is out of range: above 0, at most {hi}"));
+        }
+        Ok(v)
+    }
+
+    /// A duration with its unit: `250ms`, `1.5s`, `2m`, `500us`. A bare
+    /// number is refused when the option used to take another unit
+    /// (`bare` is `None`), else read in seconds.
+    pub fn duration(s: &str, bare_in_seconds: bool, max: Duration) -> Result<Duration, String> {
+        let t = s.trim();
+        let split = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(t.len());
+        let (num, unit) = t.split_at(split);
+        let v: f64 = num
+            .parse()
+            .map_err(|_| format!("{s:?} is not a duration (say 250ms, 1.5s or 2m)"))?;
+        let secs = match unit.trim() {
+            "" if bare_in_seconds => v,
+            "" => {
+                return Err(format!(
+                    "{s:?} has no unit: say {s}ms or {s}s (durations take a unit now)"
+                ))
+            }
+            "us" | "µs" => v / 1e6,
+            "ms" => v / 1e3,
+            "s" => v,
+            "m" | "min" => v * 60.0,
+            u => return Err(format!("{s:?}: unknown unit {u:?} (us, ms, s or m)")),
+        };
+        if secs.is_nan() || secs <= 0.0 || secs > max.as_secs_f64() {
+            return Err(format!(
+                "{s} is out of range: above 0, at most {}s",
+                max.as_secs_f64()
+            ));
+        }
+        Ok(Duration::from_secs_f64(secs))
     }
 }

@@ -50,12 +50,51 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// rest of the report is dropped quietly.
 pub fn report(text: &str, to_stderr: bool) {
     use std::io::Write;
-    let r = if to_stderr {
-        io::stderr().lock().write_all(text.as_bytes())
+    if to_stderr {
+        // A failure to print to standard error cannot be reported either.
+        let _ = io::stderr().lock().write_all(text.as_bytes());
     } else {
-        let mut o = io::stdout().lock();
-        o.write_all(text.as_bytes()).and_then(|()| o.flush())
+        write_stdout(format_args!("{text}"));
+    }
+}
+
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to standard output as `print!` does, except that a reader that
+/// went away (`| head`) is no panic: the output is dropped from then on,
+/// the command finishes its work (removing what it must, as on any end),
+/// and [`crate::cli::main`] exits with status 141 without a word.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut o = io::stdout().lock();
+    if let Err(e) = o.write_fmt(args).and_then(|()| o.flush()) {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// True once standard output was found closed by its reader.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `println!` that survives a closed standard output (see
+/// [`write_stdout`]).
+#[macro_export]
+macro_rules! outln {
+    () => { $crate::error::write_stdout(format_args!("\n")) };
+    ($($arg:tt)*) => {
+        $crate::error::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
     };
-    // Any other failure to print a report cannot be reported either.
-    let _ = r;
+}
+
+/// `print!` that survives a closed standard output.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => { $crate::error::write_stdout(format_args!($($arg)*)) };
 }

@@ -167,3 +167,52 @@ fn a_file_that_is_not_a_capture_is_an_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("x.pcap"));
 }
+
+/// A pcap (radiotap link type) of `n` empty records.
+fn empty_records(path: &std::path::Path, n: usize) {
+    let mut b = Vec::with_capacity(24 + 16 * n);
+    b.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    b.extend_from_slice(&[2, 0, 4, 0]);
+    b.extend_from_slice(&[0; 8]);
+    b.extend_from_slice(&65_535u32.to_le_bytes());
+    b.extend_from_slice(&127u32.to_le_bytes());
+    for i in 0..n {
+        b.extend_from_slice(&(i as u32).to_le_bytes());
+        b.extend_from_slice(&[0; 12]);
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+#[test]
+fn a_flood_of_unreadable_packets_is_summarised_and_decrypt_fails_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cap = dir.path().join("empty.pcap");
+    let n = 200_000;
+    empty_records(&cap, n);
+    let a = analyze_file(&cap).unwrap();
+    assert_eq!(a.frames, n as u64);
+    assert_eq!(a.malformed_total(), n as u64);
+    assert_eq!(a.malformed.len(), 10, "the first 10 listed");
+    assert_eq!(a.malformed[0].0, 1);
+    let out = common::wisec(&["analyze", cap.to_str().unwrap()]);
+    // No exchange in it: an input error, with one line per reason.
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().count() <= 12, "{err}");
+    assert!(err.contains(&format!("{} more packets: ", n - 10)), "{err}");
+    // decrypt: every frame unreadable is an error, and OUT is not written.
+    let out_cap = dir.path().join("out.pcap");
+    let out = common::wisec(&[
+        "decrypt",
+        cap.to_str().unwrap(),
+        out_cap.to_str().unwrap(),
+        "--passphrase",
+        "correct horse",
+        "--ssid",
+        "lab",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("none of its"), "{err}");
+    assert!(!out_cap.exists());
+}

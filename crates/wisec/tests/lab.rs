@@ -277,6 +277,88 @@ fn scenario_files_run_and_bad_ones_name_file_line_and_field() {
 }
 
 #[test]
+fn a_non_empty_out_directory_is_refused_unless_force_which_clears_the_earlier_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = small_run(&out, &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let manifest = std::fs::read_to_string(out.join(".wisec-files")).unwrap();
+    for f in [
+        "results.json",
+        "saturation.csv",
+        "report.md",
+        "trials/rts-n004-t01.json",
+    ] {
+        assert!(manifest.lines().any(|l| l == f), "{f} in {manifest}");
+    }
+    // A trial file of an earlier, larger run, and a file of the user's.
+    std::fs::write(out.join("trials/basic-n009-t07.json"), "{}").unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let before = std::fs::read(out.join("results.json")).unwrap();
+    let o = small_run(&out, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not empty") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty());
+    assert_eq!(std::fs::read(out.join("results.json")).unwrap(), before);
+    assert!(out.join("trials/basic-n009-t07.json").exists());
+    // --force: the earlier run's files go, the user's stay; what remains
+    // is this run's alone.
+    let o = small_run(&out, &["--force"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.join("trials/basic-n009-t07.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let trials = std::fs::read_dir(out.join("trials"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(json["trials"].as_array().unwrap().len(), trials);
+    assert_eq!(trials, 8);
+    // --force needs --out.
+    let o = wisec(&["lab", "run", "saturation", "--force"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn calibrate_keeps_an_existing_file_unless_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let cal = dir.path().join("cal.json");
+    std::fs::write(&cal, "keep").unwrap();
+    let args = [
+        "lab",
+        "calibrate",
+        "--nominal",
+        "--out",
+        cal.to_str().unwrap(),
+    ];
+    let o = wisec(&args);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    assert_eq!(std::fs::read_to_string(&cal).unwrap(), "keep");
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    let o = wisec(&forced);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cal).unwrap()).unwrap();
+    assert!(v["suites"].is_object(), "{v}");
+}
+
+#[test]
 fn usage_errors_exit_2() {
     for args in [
         &["lab", "run", "nosuch"][..],
@@ -284,6 +366,8 @@ fn usage_errors_exit_2() {
         &["lab", "run", "saturation", "--seconds", "-1"],
         &["lab", "run", "saturation", "--rate", "54"],
         &["lab", "run", "saturation", "--trials", "0"],
+        &["lab", "run", "saturation", "--seed", "9223372036854775808"],
+        &["lab", "run", "saturation", "--rate", "-1"],
         &["lab", "run", "saturation", "--rts", "--basic"],
         &["lab", "run", "saturation", "--set", "novalue"],
         &["lab", "run", "saturation", "--set", "phy.colour=red"],
@@ -349,9 +433,9 @@ fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(pcaps.len(), 1, "{pcaps:?}");
-    let udp = |key: Option<String>| {
+    let count = |filter: &str, key: Option<String>| {
         let mut c = Command::new("tshark");
-        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", "udp"]);
+        c.args(["-r", pcaps[0].to_str().unwrap(), "-Y", filter]);
         if let Some(k) = key {
             c.args(["-o", "wlan.enable_decryption:TRUE", "-o", &k]);
         }
@@ -361,12 +445,21 @@ fn tshark_decrypts_the_channel_pcap_of_a_protected_run_with_the_passphrase() {
         assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
         String::from_utf8(t.stdout).unwrap().lines().count()
     };
-    // Encrypted without the key, readable with it.
-    assert_eq!(udp(None), 0);
-    let n = udp(Some(format!(
-        "uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""
-    )));
-    assert!(n > 50, "{n} UDP datagrams decrypted");
+    let key = || Some(format!("uat:80211_keys:\"wpa-pwd\",\"{pass}:{ssid}\""));
+    // Encrypted without the key, readable with it: every protected data
+    // frame on the air decrypts (a decrypted frame shows its LLC header),
+    // and they carry the UDP transfer.
+    assert_eq!(count("udp", None), 0);
+    let protected = "wlan.fc.protected == 1 && wlan.fc.type == 2";
+    let on_air = count(protected, None);
+    assert!(on_air > 50, "{on_air} protected data frames");
+    assert_eq!(count(&format!("{protected} && llc"), key()), on_air);
+    assert_eq!(count(&format!("{protected} && !llc"), key()), 0);
+    let n = count("udp", key());
+    assert!(
+        n > 50 && n <= on_air,
+        "{n} UDP datagrams decrypted of {on_air}"
+    );
 }
 
 #[test]

@@ -233,32 +233,48 @@ fn keys_out_lets_tshark_decrypt() {
     let psk = wisec_crypto::kdf::psk(o.passphrase.as_bytes(), o.ssid.as_bytes()).unwrap();
     assert!(text.contains(&format!("\"wpa-psk\",\"{}\"", hex::encode(psk.as_bytes()))));
     assert_eq!(text.lines().filter(|l| l.starts_with("\"tk\"")).count(), 2);
-    // tshark reads the file as its 80211_keys table and decrypts every
-    // protected frame with it.
-    let conf = dir.path().join("conf");
-    std::fs::create_dir(&conf).unwrap();
-    std::fs::copy(&keys, conf.join("80211_keys")).unwrap();
-    let out = Command::new("tshark")
-        .env("WIRESHARK_CONFIG_DIR", &conf)
-        .arg("-r")
-        .arg(&input)
-        .args([
-            "-o",
-            "wlan.enable_decryption:TRUE",
-            "-Y",
-            "llc",
-            "-T",
-            "fields",
-            "-e",
-            "frame.number",
-        ])
-        .output()
-        .expect("tshark is required (apt-get install tshark)");
-    assert!(out.status.success());
-    let n = String::from_utf8_lossy(&out.stdout).lines().count();
+    // tshark reads the file's TK lines alone (the PSK line would let it
+    // derive the keys from the handshake itself) as its 80211_keys table
+    // and decrypts every protected frame with them.
+    let tk_lines: Vec<&str> = text.lines().filter(|l| l.starts_with("\"tk\"")).collect();
+    let llc_frames = |table: &str| {
+        let conf = tempfile::tempdir().unwrap();
+        std::fs::write(conf.path().join("80211_keys"), table).unwrap();
+        let out = Command::new("tshark")
+            .env("WIRESHARK_CONFIG_DIR", conf.path())
+            .arg("-r")
+            .arg(&input)
+            .args([
+                "-o",
+                "wlan.enable_decryption:TRUE",
+                "-Y",
+                "llc",
+                "-T",
+                "fields",
+                "-e",
+                "frame.number",
+            ])
+            .output()
+            .expect("tshark is required (apt-get install tshark)");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    let n = llc_frames(&(tk_lines.join("\n") + "\n"));
     let protected = plain.iter().filter(|x| x.is_some()).count();
     // Decrypted frames and the four plaintext EAPOL frames show LLC.
     assert_eq!(n, protected + 4, "tshark saw {n} frames with LLC");
+    // The control: the same lines with each key changed decrypt nothing.
+    let wrong: String = tk_lines
+        .iter()
+        .map(|l| {
+            let (head, hex) = l.split_at(6);
+            let mut k = hex.to_string();
+            let c = if k.starts_with('0') { "1" } else { "0" };
+            k.replace_range(0..1, c);
+            format!("{head}{k}\n")
+        })
+        .collect();
+    assert_eq!(llc_frames(&wrong), 4, "{wrong}");
 }
 
 #[test]

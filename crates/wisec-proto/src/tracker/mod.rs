@@ -24,7 +24,10 @@
 //! and FT initial mobility domain associations and over-the-air roams
 //! (12.7.1.7, 13.8).
 
+mod bounded;
 mod msg;
+
+use bounded::{Bounded, HoldsKeys};
 
 pub use msg::{Fte, KeyMessage};
 
@@ -287,17 +290,86 @@ const MAX_ANONCES: usize = 4;
 /// Longest EAPOL-Key frame kept while waiting for message 3.
 const MAX_PENDING: usize = 2048;
 
+/// Most PSKs derived from passphrases kept (one per passphrase and SSID).
+const MAX_PSKS: usize = 64;
+/// Most events queued: beyond it new [`Event::Rejected`] reports are
+/// dropped (and counted), never key events.
+const MAX_QUEUED_REJECTS: usize = 4096;
+
+/// How many links and BSSes a [`Tracker`] keeps. Past a limit, the least
+/// recently seen entries without keys make room first; entries with keys
+/// go only when no keyless entry is left. The defaults hold far more
+/// stations than any real capture has, and bound the tracker's memory to
+/// a few tens of megabytes whatever it is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Links (authenticator, supplicant).
+    pub links: usize,
+    /// BSSes.
+    pub bsses: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            links: 16_384,
+            bsses: 16_384,
+        }
+    }
+}
+
+/// What the tracker dropped to stay within its [`Limits`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Dropped {
+    /// Links dropped to make room.
+    pub links: u64,
+    /// Of those, links that held a PTK.
+    pub links_with_keys: u64,
+    /// BSSes dropped to make room.
+    pub bsses: u64,
+    /// Rejection reports not queued (more than 4096 waiting).
+    pub reject_events: u64,
+}
+
 /// The passive handshake tracker. See the [module documentation](self).
-#[derive(Default)]
 pub struct Tracker {
     creds: Vec<Credential>,
-    psks: Vec<(usize, Vec<u8>, Pmk)>,
-    bsses: BTreeMap<MacAddr, Bss>,
-    links: BTreeMap<(MacAddr, MacAddr), Link>,
+    psks: VecDeque<(usize, Vec<u8>, Pmk)>,
+    bsses: Bounded<MacAddr, Bss>,
+    links: Bounded<(MacAddr, MacAddr), Link>,
     events: VecDeque<Event>,
     next_handle: u32,
     /// Counts every change of the keys the lookups return.
     key_changes: u64,
+    rejects_dropped: u64,
+}
+
+impl Default for Tracker {
+    fn default() -> Tracker {
+        let l = Limits::default();
+        Tracker {
+            creds: Vec::new(),
+            psks: VecDeque::new(),
+            bsses: Bounded::new(l.bsses),
+            links: Bounded::new(l.links),
+            events: VecDeque::new(),
+            next_handle: 0,
+            key_changes: 0,
+            rejects_dropped: 0,
+        }
+    }
+}
+
+impl HoldsKeys for Link {
+    fn holds_keys(&self) -> bool {
+        !self.ptks.is_empty()
+    }
+}
+
+impl HoldsKeys for Bss {
+    fn holds_keys(&self) -> bool {
+        !self.gtks.is_empty() || !self.igtks.is_empty()
+    }
 }
 
 impl fmt::Debug for Tracker {
@@ -487,7 +559,28 @@ impl Tracker {
     /// [`Tracker::group_keys`] and [`Tracker::integrity_keys`] stay the
     /// same while it does.
     pub fn key_generation(&self) -> u64 {
-        self.key_changes
+        self.key_changes + self.links.evicted_keyed + self.bsses.evicted_keyed
+    }
+
+    /// Sets how many links and BSSes are kept (at least one of each).
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.links.set_limit(limits.links);
+        self.bsses.set_limit(limits.bsses);
+    }
+
+    /// Number of BSSes known.
+    pub fn bss_count(&self) -> usize {
+        self.bsses.len()
+    }
+
+    /// What was dropped to stay within the limits.
+    pub fn dropped(&self) -> Dropped {
+        Dropped {
+            links: self.links.evicted,
+            links_with_keys: self.links.evicted_keyed,
+            bsses: self.bsses.evicted,
+            reject_events: self.rejects_dropped,
+        }
     }
 
     /// The PTKs of the link between `a` and `b` (either order) for Key ID
@@ -578,7 +671,7 @@ impl Tracker {
         let els = m.elements();
         match m.subtype() {
             MgmtSubtype::Beacon | MgmtSubtype::ProbeResponse => {
-                let bss = self.bsses.entry(bssid).or_default();
+                let bss = self.bsses.or_default(bssid);
                 if let Some(s) = els.clone().ssid() {
                     // Hidden networks send an empty or zeroed SSID.
                     if !s.is_empty() && s.iter().any(|&c| c != 0) {
@@ -604,11 +697,11 @@ impl Tracker {
             MgmtSubtype::AssocRequest | MgmtSubtype::ReassocRequest => {
                 if let Some(s) = els.clone().ssid() {
                     if !s.is_empty() {
-                        let bss = self.bsses.entry(bssid).or_default();
+                        let bss = self.bsses.or_default(bssid);
                         bss.ssid.get_or_insert_with(|| s.to_vec());
                     }
                 }
-                let link = self.links.entry((ra, ta)).or_default();
+                let link = self.links.or_default((ra, ta));
                 // A new association starts new key replay counters: the
                 // authenticator sets its counter anew for the new
                 // association's handshakes (12.7.2 b.2; what hostapd does),
@@ -641,12 +734,12 @@ impl Tracker {
                     .unwrap_or(16);
                 if let Some(e) = els.clone().find_id(ElementId::MOBILITY_DOMAIN) {
                     if let Some(md) = e.data.get(..2) {
-                        self.bsses.entry(bssid).or_default().mdid = Some([md[0], md[1]]);
+                        self.bsses.or_default(bssid).mdid = Some([md[0], md[1]]);
                     }
                 }
                 if let Some(e) = els.find_id(ElementId::FAST_BSS_TRANSITION) {
                     if let Some(f) = Fte::parse(e.data, mic_len) {
-                        let link = self.links.entry((ta, ra)).or_default();
+                        let link = self.links.or_default((ta, ra));
                         if let Some(r0) = f.r0kh_id {
                             link.ft.r0kh_id = Some(r0.to_vec());
                         }
@@ -677,8 +770,12 @@ impl Tracker {
     }
 
     fn reject(&mut self, aa: MacAddr, spa: MacAddr, message: KeyMessage, reason: Reject) {
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         *link.stats.rejected.entry(reason).or_default() += 1;
+        if self.events.len() >= MAX_QUEUED_REJECTS {
+            self.rejects_dropped += 1;
+            return;
+        }
         self.events.push_back(Event::Rejected {
             aa,
             spa,
@@ -703,7 +800,7 @@ impl Tracker {
             return;
         }
         let akm = self.link_akm(aa, spa);
-        self.links.entry((aa, spa)).or_default().stats.eapol_frames += 1;
+        self.links.or_default((aa, spa)).stats.eapol_frames += 1;
         let Some(p) = parse_key(pdu, akm) else {
             let m = if ack { KeyMessage::M1 } else { KeyMessage::M2 };
             self.reject(aa, spa, m, Reject::Malformed);
@@ -722,7 +819,7 @@ impl Tracker {
     fn on_m1(&mut self, aa: MacAddr, spa: MacAddr, p: &Parsed<'_>) {
         let anonce = p.frame.key_nonce();
         let rc = p.frame.replay_counter();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         if link.anonces.iter().any(|(_, n)| *n == anonce) {
             link.stats.retransmissions += 1;
             if let Some(e) = link.anonces.iter_mut().find(|(_, n)| *n == anonce) {
@@ -763,7 +860,10 @@ impl Tracker {
                     // IEEE Std 802.11-2020, J.4.1: PSK = PBKDF2(passphrase, SSID).
                     if let Ok(pmk) = kdf::psk(passphrase, s) {
                         out.push((i, Zeroizing::new(pmk.as_bytes().to_vec())));
-                        self.psks.push((i, s.clone(), pmk));
+                        if self.psks.len() >= MAX_PSKS {
+                            self.psks.pop_front();
+                        }
+                        self.psks.push_back((i, s.clone(), pmk));
                     }
                 }
                 Credential::Pmk(pmk) => out.push((i, Zeroizing::new(pmk.as_bytes().to_vec()))),
@@ -801,7 +901,7 @@ impl Tracker {
             // for this AP, the FT PTK from the nonces.
             let ssid = self.bsses.get(&aa).and_then(|b| b.ssid.clone());
             let mdid = self.bsses.get(&aa).and_then(|b| b.mdid);
-            let link = self.links.entry((aa, spa)).or_default();
+            let link = self.links.or_default((aa, spa));
             let (Some(ssid), Some(mdid), Some(r0kh)) = (ssid, mdid, link.ft.r0kh_id.clone()) else {
                 return Err(Reject::FtContextMissing);
             };
@@ -860,7 +960,7 @@ impl Tracker {
                 }
             }
         }
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         if let Some((a, pw, g, m)) = found {
             link.akm = a.or(link.akm);
             link.pairwise = pw.or(link.pairwise);
@@ -886,7 +986,7 @@ impl Tracker {
         self.learn_from_m2(aa, spa, p);
         let snonce = p.frame.key_nonce();
         let rc = p.frame.replay_counter();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         if link.ptks.iter().any(|k| k.snonce == snonce) {
             link.stats.retransmissions += 1;
             return;
@@ -915,7 +1015,7 @@ impl Tracker {
         match self.verify_m2(aa, spa, &pdu, &anonces) {
             Ok(_) => {}
             Err(r) => {
-                let link = self.links.entry((aa, spa)).or_default();
+                let link = self.links.or_default((aa, spa));
                 if pdu.len() <= MAX_PENDING {
                     link.pending_m2 = Some(pdu);
                 }
@@ -935,7 +1035,7 @@ impl Tracker {
     ) -> Result<usize, Reject> {
         let akm0 = self.link_akm(aa, spa);
         let p = parse_key(pdu, akm0).ok_or(Reject::Malformed)?;
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         let (Some(akm), Some(pairwise)) = (link.akm, link.pairwise) else {
             return Err(Reject::UnsupportedAkm);
         };
@@ -985,7 +1085,7 @@ impl Tracker {
         } = c;
         let key = DataKey::new(suite, ptk.tk()).map_err(|_| Reject::UnsupportedAkm)?;
         let handle = self.handle();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         link.stats.ptks += 1;
         link.pending_m2 = None;
         link.ptks.insert(
@@ -1032,7 +1132,7 @@ impl Tracker {
     fn on_m3(&mut self, aa: MacAddr, spa: MacAddr, p: &Parsed<'_>) {
         let anonce = p.frame.key_nonce();
         let rc = p.frame.replay_counter();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         if !link.anonces.iter().any(|(_, n)| *n == anonce)
             && !link.ptks.iter().any(|k| k.anonce == anonce)
         {
@@ -1059,7 +1159,7 @@ impl Tracker {
             self.reject(aa, spa, KeyMessage::M3, Reject::NoPtk);
             return;
         };
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         let Some(k) = link.ptks.get(i) else {
             return;
         };
@@ -1151,7 +1251,7 @@ impl Tracker {
                 return;
             }
         }
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         link.stats.handshakes_complete += 1;
         let mut ev = None;
         if let Some(k) = link.ptks.get_mut(i) {
@@ -1210,7 +1310,7 @@ impl Tracker {
         let Some(suite) = self.group_suite(aa, spa, key.len()) else {
             return;
         };
-        let bss = self.bsses.entry(aa).or_default();
+        let bss = self.bsses.or_default(aa);
         // The same GTK again is not installed again (12.7.7.2; KRACK).
         if bss
             .gtks
@@ -1224,7 +1324,7 @@ impl Tracker {
         };
         self.next_handle = self.next_handle.wrapping_add(1);
         let handle = KeyHandle(self.next_handle);
-        let bss = self.bsses.entry(aa).or_default();
+        let bss = self.bsses.or_default(aa);
         bss.gtks.insert(
             0,
             GroupKey {
@@ -1256,7 +1356,7 @@ impl Tracker {
             _ if key.len() == 16 => Suite::BipCmac128,
             _ => Suite::BipGmac256,
         };
-        let bss = self.bsses.entry(aa).or_default();
+        let bss = self.bsses.or_default(aa);
         if bss
             .igtks
             .iter()
@@ -1269,7 +1369,7 @@ impl Tracker {
         };
         self.next_handle = self.next_handle.wrapping_add(1);
         let handle = KeyHandle(self.next_handle);
-        let bss = self.bsses.entry(aa).or_default();
+        let bss = self.bsses.or_default(aa);
         bss.igtks.insert(
             0,
             IntegrityKey {
@@ -1293,7 +1393,7 @@ impl Tracker {
     fn on_m4(&mut self, aa: MacAddr, spa: MacAddr, p: &Parsed<'_>) {
         let rc = p.frame.replay_counter();
         let version = p.frame.key_info().descriptor_version().to_u8();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         let (Some(akm), Some(pairwise)) = (link.akm, link.pairwise) else {
             self.reject(aa, spa, KeyMessage::M4, Reject::NoPtk);
             return;
@@ -1325,7 +1425,7 @@ impl Tracker {
         let rc = p.frame.replay_counter();
         let ki = p.frame.key_info();
         let version = ki.descriptor_version().to_u8();
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         let (Some(akm), Some(pairwise)) = (link.akm, link.pairwise) else {
             self.reject(aa, spa, KeyMessage::Group1, Reject::NoPtk);
             return;
@@ -1407,7 +1507,7 @@ impl Tracker {
                 }
             }
         }
-        self.links.entry((aa, spa)).or_default().stats.group_rekeys += 1;
+        self.links.or_default((aa, spa)).stats.group_rekeys += 1;
     }
 
     /// FT authentication response (13.5.1): remember the nonces and key
@@ -1420,7 +1520,7 @@ impl Tracker {
             .unwrap_or(16);
         if let Some(e) = els.clone().find_id(ElementId::MOBILITY_DOMAIN) {
             if let Some(md) = e.data.get(..2) {
-                self.bsses.entry(aa).or_default().mdid = Some([md[0], md[1]]);
+                self.bsses.or_default(aa).mdid = Some([md[0], md[1]]);
             }
         }
         let rsn = els
@@ -1446,7 +1546,7 @@ impl Tracker {
             .keys()
             .filter(|(_, s)| *s == spa)
             .find_map(|(a, _)| self.bsses.get(a).and_then(|b| b.ssid.clone()));
-        let link = self.links.entry((aa, spa)).or_default();
+        let link = self.links.or_default((aa, spa));
         if let Some((a, p, g, mg)) = rsn {
             link.akm = a.or(link.akm);
             link.pairwise = p.or(link.pairwise);
@@ -1464,7 +1564,7 @@ impl Tracker {
         link.ft.r1kh_id = f.r1kh_id.or(link.ft.r1kh_id);
         link.ft.nonces = Some((f.anonce, f.snonce));
         if let Some(s) = prev_ssid {
-            self.bsses.entry(aa).or_default().ssid.get_or_insert(s);
+            self.bsses.or_default(aa).ssid.get_or_insert(s);
         }
     }
 

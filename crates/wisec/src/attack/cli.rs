@@ -47,22 +47,27 @@ pub struct RunArgs {
     #[arg(long, value_enum)]
     protection: ProtectionArg,
     /// Legitimate stations (1 to 200)
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, 200))]
     stations: usize,
-    /// Attacker frames per second
-    #[arg(long, value_name = "R", default_value_t = 100.0)]
+    /// Attacker frames per second, above 0, at most 100000
+    #[arg(long, value_name = "R", default_value_t = 100.0, allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::positive(s, 100_000.0))]
     rate: f64,
-    /// Attack length in seconds (virtual time)
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    /// Attack length (virtual time), above 0, at most 1h: seconds, or with a
+    /// unit (500ms, 10s, 2m)
+    #[arg(long, value_name = "DURATION", default_value_t = 10.0, allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::duration(s, true, std::time::Duration::from_secs(3600)).map(|d| d.as_secs_f64()))]
     duration: f64,
-    /// Seed of every random choice
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    /// Seed of every random choice, 0 to 2^63-1
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cli::num::seed)]
     seed: u64,
     /// DiscoSec without its association-token DoS protection
     #[arg(long)]
     no_token_protection: bool,
     /// DiscoSec tokens per interval (1 to 62)
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, 62))]
     tokens: usize,
     /// Print the report as JSON
     #[arg(long)]
@@ -119,9 +124,9 @@ pub fn main(c: AttackCommand) -> Result<(), Error> {
     let r = run(&s);
     if a.json {
         let j = serde_json::to_string_pretty(&r).map_err(|e| Error::Runtime(e.into()))?;
-        println!("{j}");
+        crate::outln!("{j}");
     } else {
-        print!("{}", render(&[r]));
+        crate::out!("{}", render(&[r]));
     }
     Ok(())
 }

@@ -92,7 +92,30 @@ pub enum Protection {
     DiscosecFull,
 }
 
+impl AttackKind {
+    /// The name the command line and the JSON report use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            AttackKind::Deauth => "deauth",
+            AttackKind::Disassoc => "disassoc",
+            AttackKind::Authflood => "authflood",
+            AttackKind::Replay => "replay",
+            AttackKind::AssocSpoof => "assoc-spoof",
+        }
+    }
+}
+
 impl Protection {
+    /// The name the command line and the JSON report use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protection::None => "none",
+            Protection::Pmf => "pmf",
+            Protection::DiscosecFast => "discosec-fast",
+            Protection::DiscosecFull => "discosec-full",
+        }
+    }
+
     fn discosec(self) -> Option<AuthMode> {
         match self {
             Protection::DiscosecFast => Some(AuthMode::Fast),
@@ -696,16 +719,19 @@ fn run_here(s: &Scenario) -> Report {
     let mut marks = vec![ecdh0];
     let mut entries_peak = net.ap.entries();
     let mut timeline = vec![];
-    let mut budget = 0.0f64;
+    // Frames sent so far; by virtual time t the attacker has sent
+    // floor(rate × t) (exact at whole frames: 100/s for 10 s is 1000).
+    let mut sent_so_far = 0u64;
     let ap_key = net.ap.discosec_key();
     let end = start + s.duration;
     let mut next_sample = start + Duration::from_secs(1);
     while net.now < end {
         net.tick();
         attacker.read_beacons(&std::mem::take(&mut net.beacons));
-        budget += s.rate * STEP.as_secs_f64();
-        while budget >= 1.0 {
-            budget -= 1.0;
+        let elapsed_us = net.now.saturating_duration_since(start).as_micros() as f64;
+        let due = (s.rate * elapsed_us / 1e6 + 1e-9).floor() as u64;
+        while sent_so_far < due {
+            sent_so_far += 1;
             let Some((from, f)) = attacker.next(ap_key.as_ref()) else {
                 break;
             };
@@ -811,8 +837,14 @@ pub fn render(reports: &[Report]) -> String {
     for r in reports {
         let _ = writeln!(
             o,
-            "attack {:?} against {:?}: {} stations, {} frames/s for {} s, seed {} (keys: {})",
-            r.attack, r.protection, r.stations, r.rate, r.duration_s, r.seed, r.keys
+            "attack {} against {}: {} stations, {} frames/s for {} s, seed {} (keys: {})",
+            r.attack.name(),
+            r.protection.name(),
+            r.stations,
+            r.rate,
+            r.duration_s,
+            r.seed,
+            r.keys
         );
         if let Some(tp) = r.token_protection {
             let _ = writeln!(
@@ -884,10 +916,20 @@ pub fn render(reports: &[Report]) -> String {
             (
                 "late station joined",
                 r.late_station.joined_after_ms.map_or("no".into(), |ms| {
-                    format!(
-                        "after {ms:.0} ms (started at {} s)",
-                        r.late_station.started_at_s
-                    )
+                    if ms < STEP.as_secs_f64() * 1000.0 {
+                        // Frames cross the virtual channel at once: an
+                        // association that nothing delays takes no time.
+                        format!(
+                            "at once, within the {} ms step (started at {} s)",
+                            STEP.as_millis(),
+                            r.late_station.started_at_s
+                        )
+                    } else {
+                        format!(
+                            "after {ms:.0} ms (started at {} s)",
+                            r.late_station.started_at_s
+                        )
+                    }
                 }),
             ),
         ];

@@ -217,12 +217,12 @@ pub fn run(a: BareArgs) -> Result<(), Failure> {
         BareCommand::Build(b) => {
             let img = build_image(b.source.as_deref(), b.out.as_deref())?;
             if b.json {
-                println!(
+                crate::outln!(
                     "{}",
                     serde_json::to_string_pretty(&img).context("encoding")?
                 );
             } else {
-                println!(
+                crate::outln!(
                     "{}: {} octets (text {}, rodata {}, data {}, bss {}), built in {:.1} s",
                     img.image.display(),
                     img.file_bytes,
@@ -232,7 +232,7 @@ pub fn run(a: BareArgs) -> Result<(), Failure> {
                     img.sections.bss,
                     img.build_seconds
                 );
-                println!(
+                crate::outln!(
                     "{}: the same with symbols and debug information",
                     img.elf.display()
                 );
@@ -260,23 +260,23 @@ fn boot(b: BootArgs) -> Result<(), Failure> {
     }
     let mut guest = Guest::boot(&opts, key.as_deref()).map_err(runtime)?;
     for l in &guest.boot.console {
-        println!("{l}");
+        crate::outln!("{l}");
     }
-    println!("guest: answering on udp {} (Ctrl-C to stop)", guest.addr);
+    crate::outln!("guest: answering on udp {} (Ctrl-C to stop)", guest.addr);
     if let (Some(k), None) = (&key, &b.key_file) {
-        println!("key: {} (fresh; use it for this boot only)", hex(&k[..]));
+        crate::outln!("key: {} (fresh; use it for this boot only)", hex(&k[..]));
     }
     let mut shown = guest.console().len();
     while !stop.load(Ordering::SeqCst) {
         if !guest.running() {
             for l in guest.console().iter().skip(shown) {
-                println!("{l}");
+                crate::outln!("{l}");
             }
             return Err(Failure::Runtime(anyhow!("the guest stopped")));
         }
         let c = guest.console();
         for l in c.iter().skip(shown) {
-            println!("{l}");
+            crate::outln!("{l}");
         }
         shown = c.len();
         std::thread::sleep(Duration::from_millis(100));
@@ -492,14 +492,14 @@ fn run_measure(a: RunArgs, stop: Arc<AtomicBool>) -> Result<(), Failure> {
         write_atomic(dir, Path::new("report.md"), markdown(&report).as_bytes()).map_err(err)?;
     }
     if a.json {
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&results).context("encoding")?
         );
     } else {
-        print!("{}", wisec_lab::output::text_tables(&report));
+        crate::out!("{}", wisec_lab::output::text_tables(&report));
         if let Some(dir) = &a.out {
-            println!("report: {}", dir.join("report.md").display());
+            crate::outln!("report: {}", dir.join("report.md").display());
         }
     }
     let unclean: Vec<String> = guest_runs

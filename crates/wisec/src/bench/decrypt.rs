@@ -29,14 +29,16 @@ const MAX_FRAMES: u64 = 100_000_000;
 pub struct DecryptBenchArgs {
     /// Protected unicast data frames in the capture, 1 to 100000000
     /// (default 1000000; --quick 20000)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N",
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, MAX_FRAMES as usize))]
     frames: Option<usize>,
-    /// Stations sharing the frames
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    /// Stations sharing the frames, 1 to 65535
+    #[arg(long, value_name = "N", default_value_t = 8,
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, 65_535))]
     stations: usize,
-    /// Runs of each decrypter, taken round-robin; the median and the
-    /// fastest and slowest run are reported (default 3; --quick 1)
-    #[arg(long, value_name = "N")]
+    /// Runs of each decrypter, 1 to 100, taken round-robin; the median and
+    /// the fastest and slowest run are reported (default 3; --quick 1)
+    #[arg(long, value_name = "N", value_parser = |s: &str| crate::cli::num::int(s, 1usize, 100))]
     runs: Option<usize>,
     /// A smoke test: a small capture and one run
     #[arg(long)]
@@ -312,11 +314,11 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
 /// Prints a report.
 pub fn print(r: &DecryptBenchReport, json: bool) {
     if json {
-        println!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
+        crate::outln!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
         return;
     }
     let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
-    println!(
+    crate::outln!(
         "capture: {} frames ({} protected, {} of them unicast data; CCMP-128), {:.1} MB; \
          median of {} run(s), each decrypter a subprocess timed start to exit; \
          load average {} before, {} after",
@@ -328,12 +330,17 @@ pub fn print(r: &DecryptBenchReport, json: bool) {
         load(r.load_before),
         load(r.load_after)
     );
-    println!(
+    crate::outln!(
         "{:<40} {:>9} {:>17} {:>12} {:>10} {:>20}",
-        "decrypter", "seconds", "(min-max)", "frames/s", "decrypted", "wisec speedup"
+        "decrypter",
+        "seconds",
+        "(min-max)",
+        "frames/s",
+        "decrypted",
+        "wisec speedup"
     );
     for m in &r.results {
-        println!(
+        crate::outln!(
             "{:<40} {:>9.3} {:>17} {:>12.0} {:>10} {:>7.1}x ({:.1}-{:.1}x)",
             m.name,
             m.seconds,
@@ -346,7 +353,7 @@ pub fn print(r: &DecryptBenchReport, json: bool) {
         );
     }
     for m in &r.results {
-        println!("  {}: {}", m.name, m.does);
+        crate::outln!("  {}: {}", m.name, m.does);
     }
 }
 

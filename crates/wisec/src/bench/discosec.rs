@@ -21,7 +21,7 @@
 //! restarted per frame without expanding the key again
 //! (`wisec_peers::openssl_cmac`).
 //!
-//! Each figure is the median of `--samples` samples of about `--time-ms`
+//! Each figure is the median of `--samples` samples of about `--sample-time`
 //! each, with the spread (min and max sample); nothing asserts a time.
 
 use clap::Args;
@@ -41,9 +41,14 @@ pub struct DiscosecArgs {
     /// Samples per figure; the median is reported (default 9; --quick 3)
     #[arg(long, value_name = "N")]
     samples: Option<usize>,
-    /// Length of one sample in milliseconds (default 50; --quick 2)
-    #[arg(long, value_name = "MS")]
-    time_ms: Option<u64>,
+    /// Length of one sample, with its unit, 1ms to 10s (default 50ms;
+    /// --quick 2ms)
+    #[arg(long, value_name = "DURATION",
+          value_parser = |s: &str| crate::cli::num::duration(s, false, Duration::from_secs(10)))]
+    sample_time: Option<Duration>,
+    /// Renamed --sample-time (with a unit: --sample-time 50ms)
+    #[arg(long, value_name = "MS", hide = true)]
+    time_ms: Option<String>,
     /// Frame sizes in octets for the MAC figures
     /// (default 64,128,256,512,1024,1500,2304)
     #[arg(long, value_name = "N,...", value_delimiter = ',')]
@@ -409,12 +414,19 @@ pub fn render(r: &Report) -> String {
 /// Runs `wisec bench discosec`.
 pub fn main(a: DiscosecArgs) -> Result<(), Error> {
     let samples = a.samples.unwrap_or(if a.quick { 3 } else { 9 });
-    let ms = a.time_ms.unwrap_or(if a.quick { 2 } else { 50 });
+    if let Some(ms) = a.time_ms {
+        return Err(Error::Usage(format!(
+            "--time-ms is now --sample-time, with a unit: --sample-time {ms}ms"
+        )));
+    }
+    let sample = a
+        .sample_time
+        .unwrap_or(Duration::from_millis(if a.quick { 2 } else { 50 }));
     if !(1..=1000).contains(&samples) {
         return Err(Error::Usage("--samples: 1 to 1000".into()));
     }
-    if !(1..=10_000).contains(&ms) {
-        return Err(Error::Usage("--time-ms: 1 to 10000".into()));
+    if sample < Duration::from_millis(1) {
+        return Err(Error::Usage("--sample-time: 1ms to 10s".into()));
     }
     let sizes = if a.sizes.is_empty() {
         if a.quick {
@@ -430,12 +442,12 @@ pub fn main(a: DiscosecArgs) -> Result<(), Error> {
             "--sizes: frame lengths of 24 to 2346 octets".into(),
         ));
     }
-    let r = bench(samples, Duration::from_millis(ms), &sizes).map_err(Error::Runtime)?;
+    let r = bench(samples, sample, &sizes).map_err(Error::Runtime)?;
     if a.json {
         let j = serde_json::to_string_pretty(&r).map_err(|e| Error::Runtime(e.into()))?;
-        println!("{j}");
+        crate::outln!("{j}");
     } else {
-        print!("{}", render(&r));
+        crate::out!("{}", render(&r));
     }
     Ok(())
 }

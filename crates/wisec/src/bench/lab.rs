@@ -211,7 +211,7 @@ pub fn main(a: LabBenchArgs) -> Result<(), crate::error::Failure> {
     if a.json {
         let text = serde_json::to_string_pretty(&r)
             .map_err(|e| crate::error::Failure::Runtime(e.into()))?;
-        println!("{text}");
+        crate::outln!("{text}");
     } else {
         print!("{}", render(&r));
     }

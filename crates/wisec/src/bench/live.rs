@@ -272,7 +272,7 @@ release build (cargo build --release)"
     }
     if a.json {
         let v = serde_json::json!({ "suite": a.suite, "seconds": a.seconds, "rows": rows });
-        println!("{}", serde_json::to_string_pretty(&v).context("encoding")?);
+        crate::outln!("{}", serde_json::to_string_pretty(&v).context("encoding")?);
     } else {
         print_table(&rows);
     }
@@ -280,7 +280,7 @@ release build (cargo build --release)"
 }
 
 fn print_table(rows: &[Row]) {
-    println!(
+    crate::outln!(
         "{:<5} {:<34} {:<4} {:>3} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>8}",
         "link",
         "rate",
@@ -295,12 +295,23 @@ fn print_table(rows: &[Row]) {
         "lag max",
         "CPU"
     );
-    println!(
+    crate::outln!(
         "{:<5} {:<34} {:<4} {:>3} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>8}",
-        "", "", "", "", "Mb/s", "Mb/s", "Mb/s", "", "us", "us", "us", "% core"
+        "",
+        "",
+        "",
+        "",
+        "Mb/s",
+        "Mb/s",
+        "Mb/s",
+        "",
+        "us",
+        "us",
+        "us",
+        "% core"
     );
     for r in rows {
-        println!(
+        crate::outln!(
             "{:<5} {:<34} {:<4} {:>3} {:>8} {:>9.2} {:>9.2} {:>9.3} {:>9.1} {:>9.1} {:>10.1} {:>8.1}",
             r.link,
             r.rate,

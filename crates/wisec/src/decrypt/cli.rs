@@ -487,6 +487,22 @@ pub(crate) fn decrypt(a: DecryptArgs) -> Result<(), Failure> {
     })?;
     // The keys are written beside OUT and put in place after it: an error
     // before leaves neither.
+    // A capture none of whose packets holds a readable 802.11 frame (a
+    // capture of another link layer mislabelled, or empty records) is an
+    // input error, not a success: OUT is not written.
+    let s = &written.value;
+    if s.frames > 0 && s.unparsable + s.other_link_types == s.frames && s.other_link_types == 0 {
+        return Err(Failure::Runtime(anyhow::anyhow!(
+            "{}: none of its {} packets holds an 802.11 frame wisec can read{}; {} not written",
+            a.input.display(),
+            s.frames,
+            s.damaged
+                .as_deref()
+                .map(|d| format!(" (and it is damaged: {d})"))
+                .unwrap_or_default(),
+            a.output.display()
+        )));
+    }
     let keys_file = match (&a.keys_out, store.keys_out()) {
         (Some(path), Some(text)) => Some(private_file(path, a.common.force, text.as_bytes())?),
         _ => None,

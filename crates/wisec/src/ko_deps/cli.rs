@@ -133,7 +133,7 @@ pub fn run(a: KoDepsArgs) -> Result<(), Failure> {
     if let Some(d) = &a.dot {
         let text = report.to_dot();
         if dot_stdout {
-            print!("{text}");
+            crate::out!("{text}");
         } else {
             write_new(d, a.force, &stop, |tmp| {
                 std::fs::write(tmp, text.as_bytes()).map_err(|e| e.to_string())

@@ -11,16 +11,19 @@
 use crate::error::Failure;
 use anyhow::Context as _;
 use clap::Args;
-use std::fs;
 use std::path::PathBuf;
 use wisec_lab::cost::Calibration;
 
 /// Arguments of `wisec lab calibrate`.
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    /// Where to write the calibration (JSON)
+    /// Where to write the calibration (JSON); an existing file is kept
+    /// unless --force
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
+    /// Replace FILE if it exists
+    #[arg(long)]
+    force: bool,
     /// Wall-clock milliseconds to spend measuring
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     budget_ms: u64,
@@ -34,6 +37,12 @@ pub fn calibrate(a: CalibrateArgs) -> Result<(), Failure> {
     if a.budget_ms == 0 || a.budget_ms > 600_000 {
         return Err(Failure::Usage("--budget-ms: 1 to 600000".into()));
     }
+    if !a.force && a.out.exists() {
+        return Err(Failure::Usage(format!(
+            "--out {}: the file exists; give --force to replace it",
+            a.out.display()
+        )));
+    }
     if !a.nominal && cfg!(debug_assertions) {
         eprintln!(
             "warning: this is an unoptimised build; its crypto is many times slower than a \
@@ -46,15 +55,22 @@ release build's (cargo run --release -- lab calibrate)"
         Calibration::measure(a.budget_ms)
     };
     let text = serde_json::to_string_pretty(&cal).context("encoding the calibration")?;
-    fs::write(&a.out, text + "\n").with_context(|| format!("writing {}", a.out.display()))?;
-    println!(
+    let pending = crate::outfile::Pending::create(&a.out, a.force)?;
+    {
+        use std::io::Write;
+        let mut f = pending.handle()?;
+        f.write_all((text + "\n").as_bytes())
+            .with_context(|| format!("writing {}", a.out.display()))?;
+    }
+    pending.commit()?;
+    crate::outln!(
         "calibration ({}, host {:.0} MHz) written to {}",
         cal.source,
         cal.host_mhz,
         a.out.display()
     );
     for (k, c) in &cal.suites {
-        println!(
+        crate::outln!(
             "  {k:<14} protect {:>8.0} + {:>6.2}/octet cycles, unprotect {:>8.0} + {:>6.2}/octet",
             c.protect.cycles_per_frame,
             c.protect.cycles_per_byte,

@@ -280,7 +280,7 @@ pub fn run(a: LiveArgs, interrupt: Arc<AtomicBool>, cal: &Calibration) -> Result
     let tag = bss.net().tag().to_string();
     let c = bss.config().clone();
     if !a.json {
-        println!(
+        crate::outln!(
             "live BSS up (run {tag}): {} on {}, {} station(s) joined in {:.0} ms",
             c.security.label(),
             rate_text(&c),
@@ -291,22 +291,22 @@ pub fn run(a: LiveArgs, interrupt: Arc<AtomicBool>, cal: &Calibration) -> Result
                 .fold(0.0f64, |m, s| m.max(*s))
                 * 1e3
         );
-        println!("  node     namespace                         interface  address");
+        crate::outln!("  node     namespace                         interface  address");
         for s in &c.stations {
             let ns = bss.netns(&s.name).map_or("", |n| n.name.as_str());
-            println!("  {:<8} {ns:<33} wlan0      {}", s.name, s.ip);
+            crate::outln!("  {:<8} {ns:<33} wlan0      {}", s.name, s.ip);
         }
         let ns = bss.netns(AP_NAME).map_or("", |n| n.name.as_str());
-        println!("  {AP_NAME:<8} {ns:<33} br0        {}", c.ap_ip);
+        crate::outln!("  {AP_NAME:<8} {ns:<33} br0        {}", c.ap_ip);
         for h in &c.hosts {
             let ns = bss.netns(&h.name).map_or("", |n| n.name.as_str());
-            println!("  {:<8} {ns:<33} eth0       {}", h.name, h.ip);
+            crate::outln!("  {:<8} {ns:<33} eth0       {}", h.name, h.ip);
         }
         if let (Some(s), Some(h)) = (c.stations.first(), c.hosts.first()) {
             let ns = bss.netns(&s.name).map_or("", |n| n.name.as_str());
-            println!("try: ip netns exec {ns} ping {}", h.ip);
+            crate::outln!("try: ip netns exec {ns} ping {}", h.ip);
         }
-        println!(
+        crate::outln!(
             "{}",
             match a.duration {
                 Some(d) => format!("stopping after {d} s (or at Ctrl-C)"),
@@ -369,12 +369,13 @@ pub fn run(a: LiveArgs, interrupt: Arc<AtomicBool>, cal: &Calibration) -> Result
             outcome: &outcome,
         })
         .context("encoding the summary")?;
-        println!("{v}");
+        crate::outln!("{v}");
     } else {
         print_outcome(&outcome);
-        println!(
+        crate::outln!(
             "removed {} namespace(s) and {} process(es)",
-            cleanup.namespaces, cleanup.processes
+            cleanup.namespaces,
+            cleanup.processes
         );
     }
     if !cleanup.failures.is_empty() {
@@ -408,7 +409,7 @@ pub fn rate_text(c: &BssConfig) -> String {
 /// The medium's summary lines.
 pub fn print_outcome(o: &BssOutcome) {
     let m = &o.medium;
-    println!(
+    crate::outln!(
         "medium: {:.1} s, {} events, frames in {} / out {}; lag p50 {:.1} us, p99 {:.1} us, \
 max {:.1} us; CPU {:.2} s ({:.0}% of a core)",
         m.wall_s,
@@ -422,7 +423,7 @@ max {:.1} us; CPU {:.2} s ({:.0}% of a core)",
         m.cpu_share * 100.0
     );
     if let Some(p) = &o.pcap {
-        println!(
+        crate::outln!(
             "channel capture: {} ({} frames)",
             p.display(),
             m.pcap_records

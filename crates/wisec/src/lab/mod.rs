@@ -98,15 +98,21 @@ struct RunArgs {
     /// A built-in scenario (see 'wisec lab list') or a scenario file (.toml)
     #[arg(value_name = "NAME|FILE")]
     name: String,
-    /// Trials per point (overrides the scenario's)
-    #[arg(long, value_name = "N")]
+    /// Trials per point, 1 to 100000 (overrides the scenario's)
+    #[arg(long, value_name = "N", value_parser = |s: &str| crate::cli::num::int(s, 1u32, 100_000))]
     trials: Option<u32>,
-    /// Seed of every trial's random streams (overrides the scenario's)
-    #[arg(long, value_name = "S")]
+    /// Seed of every trial's random streams, 0 to 2^63-1 (overrides the scenario's)
+    #[arg(long, value_name = "S", value_parser = crate::cli::num::seed)]
     seed: Option<u64>,
-    /// Directory for the report, results, plots and captures; created if missing
+    /// Directory for the report, results, plots and captures; created if missing.
+    /// A directory that is not empty is refused unless --force
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// With --out: remove what an earlier run wrote into DIR (the files it
+    /// listed in DIR/.wisec-files, and its trials/ and channels/) first; other
+    /// files stay
+    #[arg(long, requires = "out")]
+    force: bool,
     /// Override a scenario field: a dotted path (phy.rate, params.stations) and a
     /// TOML value, or a bare word as a string; a key without a dot that is not a
     /// top-level field is an experiment parameter (suites=open,ccmp128)
@@ -136,9 +142,10 @@ struct RunArgs {
     /// Print the results as JSON on standard output instead of tables
     #[arg(long)]
     json: bool,
-    /// Station counts, comma-separated (saturation: params.stations; congestion:
-    /// params.clients; attacks: one count, params.stations)
-    #[arg(long, value_name = "N,N,...", value_delimiter = ',')]
+    /// Station counts, comma-separated, each 1 to 1000 (saturation: params.stations;
+    /// congestion: params.clients; attacks: one count, params.stations)
+    #[arg(long, value_name = "N,N,...", value_delimiter = ',',
+          value_parser = |s: &str| crate::cli::num::int(s, 1u32, 1000))]
     stations: Vec<u32>,
     /// RTS/CTS only (saturation: params.access; congestion: params.rts)
     #[arg(long, conflicts_with = "basic")]
@@ -149,12 +156,15 @@ struct RunArgs {
     /// PHY (saturation: phy.standard; the others refuse it)
     #[arg(long, value_enum)]
     phy: Option<PhyArg>,
-    /// Data rate in Mb/s (saturation: phy.rate; overhead: params.rates; discosec,
-    /// attacks: params.rate; congestion and ccm-udp refuse it)
-    #[arg(long, value_name = "MBPS")]
+    /// Data rate in Mb/s, above 0 (saturation: phy.rate; overhead: params.rates;
+    /// discosec, attacks, multihop: params.rate; congestion and ccm-udp refuse it)
+    #[arg(long, value_name = "MBPS", allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::positive(s, 100_000.0))]
     rate: Option<f64>,
-    /// Virtual seconds measured per run (saturation, discosec: params.seconds)
-    #[arg(long, value_name = "S")]
+    /// Virtual seconds measured per run, above 0, at most 86400 (saturation,
+    /// discosec: params.seconds)
+    #[arg(long, value_name = "S", allow_negative_numbers = true,
+          value_parser = |s: &str| crate::cli::num::positive(s, 86_400.0))]
     seconds: Option<f64>,
     /// saturation: the standard's retry limits and EIFS instead of the
     /// model's assumptions (params.model_assumptions = false)
@@ -171,7 +181,7 @@ struct RunArgs {
 pub fn run(a: LabArgs) -> Result<(), Failure> {
     match a.command {
         LabCommand::List => {
-            println!("Built-in experiments ('wisec lab run NAME'):");
+            crate::outln!("Built-in experiments ('wisec lab run NAME'):");
             for e in experiment::EXPERIMENTS {
                 let file =
                     scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
@@ -182,7 +192,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
                 } else {
                     ""
                 };
-                println!("  {:<12} {}{file}{live}", e.name, e.summary);
+                crate::outln!("  {:<12} {}{file}{live}", e.name, e.summary);
             }
             Ok(())
         }
@@ -392,6 +402,26 @@ pub fn calibration(spec: &str) -> Result<Calibration, Failure> {
     }
 }
 
+/// Before a run writes into `dir`: a directory with entries is refused
+/// unless `force`, so that the results of two runs never mix; with
+/// `force`, what an earlier run wrote there goes first.
+fn prepare_out(dir: &Path, force: bool) -> Result<(), Failure> {
+    let err = |e: output::OutputError| Failure::Runtime(anyhow!("--out: {e}"));
+    if !force {
+        let n = output::dir_entries(dir).map_err(err)?.len();
+        if n > 0 {
+            return Err(Failure::Usage(format!(
+                "--out {}: the directory is not empty ({n} entries); give --force to \
+replace the results of an earlier run there, or name a new directory",
+                dir.display()
+            )));
+        }
+        return Ok(());
+    }
+    output::clear_previous(dir).map_err(err)?;
+    Ok(())
+}
+
 /// The flag the first Ctrl-C (or SIGTERM, SIGHUP) sets; a second one ends
 /// the process (after removing what live runs created).
 pub fn interrupt_flag() -> Arc<AtomicBool> {
@@ -434,6 +464,9 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
     let exp = sc
         .create_experiment()
         .map_err(|e| Failure::Usage(e.to_string()))?;
+    if let Some(dir) = &a.out {
+        prepare_out(dir, a.force)?;
+    }
     if sc.live {
         // Before anything is created or measured.
         #[cfg(target_os = "linux")]
@@ -475,18 +508,18 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
             "report": outcome.report,
             "speed": outcome.speed,
         });
-        println!(
+        crate::outln!(
             "{}",
             serde_json::to_string_pretty(&v).context("encoding the results")?
         );
     } else {
-        println!("{}: {}", exp.name(), sc.name);
-        print!("{}", output::text_tables(&outcome.report));
+        crate::outln!("{}: {}", exp.name(), sc.name);
+        crate::out!("{}", output::text_tables(&outcome.report));
         if let Some(line) = output::speed_summary(&outcome.speed) {
-            println!("{line}");
+            crate::outln!("{line}");
         }
         if let Some(dir) = &a.out {
-            println!("report: {}", dir.join("report.md").display());
+            crate::outln!("report: {}", dir.join("report.md").display());
         }
     }
     if a.bare.is_some() && outcome.status == Status::Complete {

@@ -1400,8 +1400,8 @@ Examples:
         /// Run a group key handshake halfway through the data
         #[arg(long)]
         group_rekey: bool,
-        /// Seed of nonces, keys and random fields
-        #[arg(long, value_name = "N", default_value_t = 1)]
+        /// Seed of nonces, keys and random fields, 0 to 2^63-1
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = crate::cli::num::seed)]
         seed: u64,
         /// Prefix every frame with a radiotap header
         #[arg(long)]
@@ -1454,6 +1454,12 @@ Examples:
 
     /// Runs `wisec synth`.
     pub fn run(a: SynthArgs) -> Result<(), Error> {
+        if a.ssid.is_empty() || a.ssid.len() > 32 {
+            return Err(Error::Usage(format!(
+                "--ssid: 1 to 32 octets (this one has {})",
+                a.ssid.len()
+            )));
+        }
         let akm = match a.akm {
             AkmArg::Psk => SynthAkm::Psk,
             AkmArg::PskSha256 => SynthAkm::PskSha256,
@@ -1505,6 +1511,14 @@ Examples:
                 return Err(Error::Usage(
                     "--pmk is for sae and owe; psk and psk-sha256 take --passphrase".into(),
                 ));
+            }
+            if a.passphrase.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--akm {}: give the network's --passphrase",
+                    a.akm
+                        .to_possible_value()
+                        .map_or("psk".into(), |v| v.get_name().to_string())
+                )));
             }
             wisec_crypto::kdf::check_passphrase(a.passphrase.as_bytes(), a.ssid.as_bytes())
                 .map_err(|e| Error::Usage(format!("--passphrase: {e}")))?;

@@ -68,8 +68,11 @@ pub struct CryptoArgs {
     /// Operations, comma-separated: protect, unprotect (default: both)
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
     ops: Vec<String>,
-    /// Time of one sample in milliseconds (default 15; --quick 1)
-    #[arg(long, value_name = "MS")]
+    /// Time of one sample, with its unit, at most 60s (default 15ms;
+    /// --quick 1ms). A bare number, once milliseconds, is refused.
+    #[arg(long, value_name = "DURATION",
+          value_parser = |s: &str| crate::cli::num::duration(s, false, std::time::Duration::from_secs(60))
+              .map(|d| d.as_secs_f64() * 1e3))]
     duration: Option<f64>,
     /// Samples per measurement; the median is reported (default 7; --quick 3)
     #[arg(long, value_name = "N")]
@@ -535,14 +538,14 @@ pub(crate) fn crypto(a: CryptoArgs) -> Result<(), Failure> {
             writeln!(out).map_err(|e| Failure::Runtime(e.into()))?;
         }
         Some(p) => {
-            print!("{table}");
+            crate::out!("{table}");
             let text =
                 serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.into()))?;
             std::fs::write(p, text + "\n").map_err(|e| {
                 Failure::Runtime(anyhow::anyhow!("cannot write {}: {e}", p.display()))
             })?;
         }
-        None => print!("{table}"),
+        None => crate::out!("{table}"),
     }
     let failed = report
         .results
@@ -906,7 +909,7 @@ pub struct ReportInputs<'a> {
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str]) -> CryptoArgs {
+    fn try_args(extra: &[&str]) -> Result<CryptoArgs, clap::Error> {
         use clap::Parser;
         #[derive(Parser)]
         struct T {
@@ -915,7 +918,11 @@ mod tests {
         }
         let mut v = vec!["t"];
         v.extend_from_slice(extra);
-        T::try_parse_from(v).unwrap().a
+        T::try_parse_from(v).map(|t| t.a)
+    }
+
+    fn args(extra: &[&str]) -> CryptoArgs {
+        try_args(extra).unwrap()
     }
 
     #[test]
@@ -1013,14 +1020,20 @@ mod tests {
             &["--repeat", "0"],
             &["--repeat", "101"],
             &["--duration", "0"],
+            &["--duration", "0ms"],
+            &["--duration", "15"],
+            &["--duration", "61s"],
             &["--duration", "inf"],
             &["--frames", "0"],
         ] {
-            assert!(
-                matches!(config(&args(bad)), Err(Failure::Usage(_))),
-                "{bad:?}"
-            );
+            // Refused by the command line's parser, or by the checks
+            // after it: a usage error either way.
+            if let Ok(a) = try_args(bad) {
+                assert!(matches!(config(&a), Err(Failure::Usage(_))), "{bad:?}");
+            }
         }
+        let t = config(&args(&["--duration", "2.5ms"])).unwrap().sample_time;
+        assert!((t.as_secs_f64() - 0.0025).abs() < 1e-9, "{t:?}");
     }
 
     #[test]
