@@ -871,6 +871,18 @@ trials completed before it.\n",
             let _ = writeln!(s, "{n}\n");
         }
     }
+    if settings.out.is_some() {
+        // scenario.toml holds the seed, the trials and every override as
+        // run, calibration.json the cost model: together they give the
+        // same results.json and CSV again. Relative to this directory, so
+        // the report does not depend on where it was written.
+        s.push_str(
+            "## Reproduce\n\nIn this directory, the same tables, results.json and results.csv again (the \
+scenario as run holds the seed, the trials and every override; the calibration file the \
+crypto cost model):\n\n```sh\nwisec lab run scenario.toml --calibration calibration.json \
+--out again\n```\n\n",
+        );
+    }
     s.push_str("## Files\n\n");
     s.push_str(
         "- `results.json`, `results.csv`: every completed trial and this summary\n\

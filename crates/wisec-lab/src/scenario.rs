@@ -124,6 +124,11 @@ pub struct PhySection {
     /// Short preamble for DSSS/CCK rates (802.11b).
     #[serde(default)]
     pub short_preamble: Option<bool>,
+    /// The BSSBasicRateSet in Mb/s (e.g. `[1]`, `[1, 2]`,
+    /// `[1, 2, 5.5, 11]`, `[6, 12, 24]`); absent for the PHY's default.
+    /// It decides the rate of Ack, CTS and RTS frames (10.6.6).
+    #[serde(default)]
+    pub basic_rates: Option<Vec<f64>>,
     /// 802.11g: 802.11b stations are present.
     #[serde(default)]
     pub non_erp: bool,
@@ -784,6 +789,25 @@ impl Scenario {
                 if let Some(sp) = p.short_preamble {
                     overrides.push(("short_preamble".into(), sp.to_string()));
                 }
+                if let Some(b) = &p.basic_rates {
+                    let l: Vec<String> = b.iter().map(f64::to_string).collect();
+                    overrides.push(("basic_rates".into(), format!("[{}]", l.join(","))));
+                }
+            }
+            if let Some(mac) = &self.mac {
+                let m = mac.get_ref();
+                for (k, v) in [
+                    ("short_retry_limit", m.short_retry_limit),
+                    ("long_retry_limit", m.long_retry_limit),
+                ] {
+                    if let Some(v) = v {
+                        overrides.push((k.into(), v.to_string()));
+                    }
+                }
+                if let Some(e) = m.eifs {
+                    let ifs = if e { "eifs" } else { "difs" };
+                    overrides.push(("collision_ifs".into(), ifs.into()));
+                }
             }
         }
         RunOptions {
@@ -810,11 +834,12 @@ impl Scenario {
                 None
             } else if let Some(sp) = self.param_span(&key) {
                 Some(sp)
-            } else if let Some(phy) = self
-                .phy
-                .as_ref()
-                .filter(|_| matches!(key.as_str(), "phy" | "rate" | "short_preamble"))
-            {
+            } else if let Some(phy) = self.phy.as_ref().filter(|_| {
+                matches!(
+                    key.as_str(),
+                    "phy" | "rate" | "short_preamble" | "basic_rates"
+                )
+            }) {
                 let k = if key == "phy" {
                     "standard"
                 } else {
@@ -822,18 +847,26 @@ impl Scenario {
                 };
                 Some(key_span(&text, phy.span(), k))
             } else {
-                None
+                self.mac
+                    .as_ref()
+                    .zip(mac_key(&key))
+                    .map(|(mac, k)| key_span(&text, mac.span(), k))
             };
             let field = if self.params.contains_key(&key) {
                 Some(format!("params.{key}"))
-            } else if matches!(key.as_str(), "phy" | "rate" | "short_preamble") {
+            } else if matches!(
+                key.as_str(),
+                "phy" | "rate" | "short_preamble" | "basic_rates"
+            ) {
                 Some(if key == "phy" {
                     "phy.standard".into()
                 } else {
                     format!("phy.{key}")
                 })
             } else {
-                None
+                mac_key(&key)
+                    .filter(|_| self.mac.is_some())
+                    .map(|k| format!("mac.{k}"))
             };
             let message = match &field {
                 Some(_) => {
@@ -861,9 +894,56 @@ impl Scenario {
         error_at(&file, &text, span, Some(field), message)
     }
 
-    /// Rejects sections the experiment does not read.
+    /// Rejects sections the experiment does not read, and fields of
+    /// `[mac]` it does not read.
     pub fn check_sections(&self) -> Result<(), ScenarioError> {
         let exp = self.experiment.get_ref();
+        if exp == "saturation" {
+            // Fields of the sections it reads that saturation has no use
+            // for: refused rather than ignored.
+            let mut unread: Vec<(&str, std::ops::Range<usize>, &str)> = Vec::new();
+            if let Some(phy) = &self.phy {
+                let p = phy.get_ref();
+                for (k, given) in [
+                    ("non_erp", p.non_erp),
+                    ("protection", p.protection.is_some()),
+                    ("freq_mhz", p.freq_mhz.is_some()),
+                ] {
+                    if given {
+                        unread.push(("phy", phy.span(), k));
+                    }
+                }
+            }
+            if let Some(mac) = &self.mac {
+                let m = mac.get_ref();
+                for (k, given) in [
+                    ("rts_threshold", m.rts_threshold.is_some()),
+                    ("cw_min", m.cw_min.is_some()),
+                    ("cw_max", m.cw_max.is_some()),
+                ] {
+                    if given {
+                        unread.push(("mac", mac.span(), k));
+                    }
+                }
+            }
+            if let Some((section, span, k)) = unread.into_iter().next() {
+                let (file, text) = self
+                    .source
+                    .clone()
+                    .unwrap_or_else(|| ("scenario".to_string(), String::new()));
+                let span = (!text.is_empty()).then(|| key_span(&text, span, k));
+                return Err(error_at(
+                    &file,
+                    &text,
+                    span,
+                    Some(format!("{section}.{k}")),
+                    "saturation does not read this field (it reads phy.standard, phy.rate, \
+phy.short_preamble, phy.basic_rates, mac.short_retry_limit, mac.long_retry_limit, mac.eifs; \
+RTS/CTS is params.access)"
+                        .into(),
+                ));
+            }
+        }
         let used = sections_used(exp);
         let given: [(&str, Option<std::ops::Range<usize>>); 8] = [
             ("phy", self.phy.as_ref().map(Spanned::span)),
@@ -1158,8 +1238,18 @@ impl Scenario {
 /// is an error rather than silently ignored.
 pub fn sections_used(experiment: &str) -> &'static [&'static str] {
     match experiment {
-        "saturation" => &["phy"],
+        "saturation" => &["phy", "mac"],
         _ => &[],
+    }
+}
+
+/// The `[mac]` field behind an experiment parameter, if one.
+fn mac_key(param: &str) -> Option<&'static str> {
+    match param {
+        "short_retry_limit" => Some("short_retry_limit"),
+        "long_retry_limit" => Some("long_retry_limit"),
+        "collision_ifs" => Some("eifs"),
+        _ => None,
     }
 }
 

@@ -114,10 +114,35 @@ fn a_file_with_every_section_parses() {
     );
     assert_eq!(s.traffic[0].get_ref().kind, TrafficKind::TcpBulk);
     assert_eq!(s.output.pcap, scenario::CaptureMode::All);
-    // saturation builds its own nodes: the sections it does not read are
-    // refused when the experiment is created, at their line.
+    // saturation builds its own nodes: the fields of [phy] and [mac] and
+    // the sections it does not read are refused when the experiment is
+    // created, at their line.
     let e = s.create_experiment().err().unwrap();
-    assert!(e.to_string().starts_with("full.toml:17:1: mac:"), "{e}");
+    assert!(
+        e.to_string().starts_with("full.toml:14:1: phy.non_erp:"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("does not read this field"), "{e}");
+    let mut s = s;
+    if let Some(p) = s.phy.as_mut() {
+        let p = p.get_mut();
+        p.non_erp = false;
+        p.protection = None;
+    }
+    let e = s.create_experiment().err().unwrap();
+    assert!(
+        e.to_string()
+            .starts_with("full.toml:18:1: mac.rts_threshold:"),
+        "{e}"
+    );
+    if let Some(m) = s.mac.as_mut() {
+        m.get_mut().rts_threshold = None;
+    }
+    let e = s.create_experiment().err().unwrap();
+    assert!(
+        e.to_string().starts_with("full.toml:21:1: security:"),
+        "{e}"
+    );
     assert!(e.to_string().contains("does not read this section"), "{e}");
 }
 
@@ -303,4 +328,106 @@ fn set_values_are_toml_or_else_strings() {
         toml::Value::String("g".into())
     );
     assert!(scenario::parse_value("[1, 2]").is_array());
+}
+
+/// An unknown parameter lists every parameter with its range; a bad value
+/// names the range — for every experiment.
+#[test]
+fn parameter_errors_list_the_parameters_and_their_ranges() {
+    use wisec_lab::experiment::{create, RunOptions};
+    let opts = |k: &str, v: &str| RunOptions {
+        seed: 1,
+        trials: None,
+        quick: true,
+        overrides: vec![(k.to_string(), v.to_string())],
+        live: false,
+    };
+    for (exp, some_param, range) in [
+        ("saturation", "short_retry_limit", "1 to 255 or none"),
+        ("overhead", "iperf_seconds", "1 to 600"),
+        ("ccm-udp", "packets", "1 to 100000"),
+        ("discosec", "ampdu", "1 to 64"),
+        ("attacks", "forge_rate", "1 to 5000"),
+        ("congestion", "mcs", "0 to 7"),
+    ] {
+        let e = create(exp, &opts("frobnicate", "1")).err().unwrap().0;
+        assert!(e.starts_with("frobnicate: "), "{e}");
+        assert!(e.contains(&format!("{some_param} (")), "{exp}: {e}");
+        assert!(e.contains(range), "{exp}: {e}");
+        let e = create(exp, &opts(some_param, "-7")).err().unwrap().0;
+        assert!(e.starts_with(&format!("{some_param}: ")), "{e}");
+        assert!(e.contains(range), "{exp}: {e}");
+    }
+}
+
+/// The MAC settings of saturation are independent: each of the retry
+/// limits and the post-collision IFS can be set alone, from `[mac]` or
+/// `[params]`, and `model_assumptions` is only a preset under them.
+#[test]
+fn saturation_mac_settings_are_independent() {
+    use wisec_lab::experiment::saturation::{CollisionIfs, Counted, Saturation};
+    use wisec_lab::experiment::RunOptions;
+    let sat = |text: &str| {
+        let s = Scenario::parse("s.toml", &format!("{HEAD}{text}")).unwrap();
+        s.create_experiment().map_err(|e| e.to_string())?;
+        let o: RunOptions = s.run_options();
+        Saturation::new(&o).map(|x| x.cfg).map_err(|e| e.0)
+    };
+    let c = sat("[mac]\nshort_retry_limit = 3\n").unwrap();
+    assert_eq!(c.short_retry_limit, Some(3));
+    assert_eq!(c.long_retry_limit, None);
+    assert_eq!(c.collision_ifs, CollisionIfs::Difs);
+    let c = sat("[mac]\neifs = true\n").unwrap();
+    assert_eq!(
+        (c.short_retry_limit, c.collision_ifs),
+        (None, CollisionIfs::Eifs)
+    );
+    let c = sat("[params]\nmodel_assumptions = false\ncollision_ifs = \"difs\"\n").unwrap();
+    assert_eq!(c.short_retry_limit, Some(7));
+    assert_eq!(c.long_retry_limit, Some(4));
+    assert_eq!(c.collision_ifs, CollisionIfs::Difs);
+    let c = sat("[params]\nlong_retry_limit = \"none\"\nthroughput = \"udp\"\nudp_len = 1500\n")
+        .unwrap();
+    assert_eq!((c.long_retry_limit, c.ip_len), (None, 1528));
+    assert_eq!(c.throughput, Counted::Udp);
+    let c = sat("[phy]\nstandard = \"b\"\nbasic_rates = [2, 1]\n").unwrap();
+    assert_eq!(
+        c.basic_rates,
+        Some(vec![wisec_lab::Rate::DSSS_1, wisec_lab::Rate::DSSS_2])
+    );
+    let e = sat("[phy]\nstandard = \"b\"\nbasic_rates = [6]\n").unwrap_err();
+    assert!(
+        e.contains("s.toml:5:") && e.contains("phy.basic_rates"),
+        "{e}"
+    );
+    assert!(e.contains("6 Mb/s is not a rate of this PHY"), "{e}");
+    let e = sat("[mac]\nlong_retry_limit = 0\n").unwrap_err();
+    assert!(
+        e.contains("mac.long_retry_limit") && e.contains("1 to 255"),
+        "{e}"
+    );
+}
+
+/// The basic rate set decides the rate of Ack, CTS and RTS (10.6.6.5.2):
+/// with {1} every control frame of an 11 Mb/s exchange goes at 1 Mb/s,
+/// with {1, 2} at 2 Mb/s, with {1, 2, 5.5, 11} at 11 Mb/s.
+#[test]
+fn basic_rates_decide_the_control_rate() {
+    use wisec_lab::{PhyProfile, PhyTiming, Rate};
+    for (set, want) in [
+        (vec![Rate::DSSS_1], Rate::DSSS_1),
+        (vec![Rate::DSSS_1, Rate::DSSS_2], Rate::DSSS_2),
+        (Rate::DSSS_RATES.to_vec(), Rate::CCK_11),
+    ] {
+        let mut p = PhyProfile::b();
+        p.basic_rates = set;
+        assert_eq!(p.response_rate(Rate::CCK_11), want);
+        // The CTS answering an RTS at that rate goes at the same rate.
+        assert_eq!(p.response_rate(want), want);
+    }
+    let mut g = PhyProfile::g();
+    g.basic_rates = vec![Rate::OFDM_6];
+    assert_eq!(g.response_rate(Rate::OFDM_54), Rate::OFDM_6);
+    g.basic_rates = vec![Rate::OFDM_6, Rate::OFDM_12, Rate::OFDM_24];
+    assert_eq!(g.response_rate(Rate::OFDM_54), Rate::OFDM_24);
 }

@@ -21,7 +21,6 @@ fn saturation_80211b_within_5_percent_of_bianchi() {
         warmup: 0.5,
         seed: 2000,
         trials: 1,
-        model_assumptions: true,
         ..Default::default()
     };
     let report = saturation::run(&cfg, &mut |_| {});
@@ -66,14 +65,14 @@ fn saturation_80211b_within_5_percent_of_bianchi() {
 /// the model with Tc from EIFS still holds within 5%.
 #[test]
 fn saturation_80211b_standard_mac_within_5_percent() {
-    let cfg = SaturationConfig {
+    let mut cfg = SaturationConfig {
         stations: vec![10, 50],
         access: vec![false],
         seconds: 5.0,
         seed: 7,
-        model_assumptions: false,
         ..Default::default()
     };
+    cfg.set_model_assumptions(false);
     let report = saturation::run(&cfg, &mut |_| {});
     for p in &report.points {
         assert!(p.rel_error.abs() < 0.05, "{p:?}");

@@ -105,6 +105,24 @@ fn saturation_writes_its_report_and_is_reproducible() {
             "{row}"
         );
     }
+    // The report's reproduction command, run as printed, gives the same
+    // results.
+    let cmd = md
+        .lines()
+        .find(|l| l.starts_with("wisec lab run ") && l.contains("scenario.toml"))
+        .unwrap_or_else(|| panic!("no reproduction command in {md}"));
+    let mut args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    args.push("--quiet");
+    let o = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args(&args)
+        .current_dir(&out1)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read(out1.join("again").join("results.json")).unwrap(),
+        std::fs::read(out1.join("results.json")).unwrap()
+    );
 
     // The channel pcap: wisec's reader and tshark both read it whole.
     let pcap = out1.join("channels").join("basic-n001-t00-ch0.pcap");
@@ -508,4 +526,47 @@ fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
         )),
         "{md}"
     );
+}
+
+/// The shorthands either map to the experiment's own parameter or are
+/// refused (exit 2) naming the parameter to set instead.
+#[test]
+fn shorthands_map_to_each_experiment_or_name_the_parameter() {
+    for (args, words) in [
+        (
+            &["lab", "run", "congestion", "--rate", "54"][..],
+            "params.mcs",
+        ),
+        (
+            &["lab", "run", "ccm-udp", "--rate", "54"],
+            "params.link_mbps",
+        ),
+        (&["lab", "run", "overhead", "--phy", "g"], "params.rates"),
+        (
+            &["lab", "run", "attacks", "--seconds", "3"],
+            "params.attack",
+        ),
+        (
+            &["lab", "run", "discosec", "--standard-mac"],
+            "only saturation",
+        ),
+        (&["lab", "run", "overhead", "--rts"], "RTS/CTS"),
+        (
+            &["lab", "run", "multihop", "--stations", "3"],
+            "params.chain",
+        ),
+    ] {
+        let o = wisec(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+    // Mapped: an out-of-range value is then refused by the experiment's
+    // own parameter, by its name.
+    let o = wisec(&["lab", "run", "discosec", "--rate", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rate"));
+    let o = wisec(&["lab", "run", "overhead", "--rate", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rates"));
 }

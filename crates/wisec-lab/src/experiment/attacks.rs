@@ -121,6 +121,26 @@ fn number(k: &str, v: &str, lo: f64, hi: f64) -> Result<f64, ExperimentError> {
         .ok_or_else(|| ExperimentError(format!("{k}: '{v}' (from {lo} to {hi})")))
 }
 
+/// The parameters of `attacks` and the values each accepts.
+pub const PARAMS: &[super::params::ParamRange] = &[
+    (
+        "protections",
+        "list of none, pmf, discosec-fast, discosec-full",
+    ),
+    (
+        "attacks",
+        "list of deauth, disassoc, authflood100, authflood1000, replay",
+    ),
+    ("stations", "1 to 20"),
+    ("offered", "Mb/s per station, 0.01 to 50"),
+    ("rate", "an OFDM rate in Mb/s, 6 to 54"),
+    ("warmup", "seconds, 0.5 to 60"),
+    ("attack", "seconds, 0.1 to 60"),
+    ("tail", "seconds, 0 to 60"),
+    ("sample", "seconds, 0.01 to 1"),
+    ("forge_rate", "frames per second, 1 to 5000"),
+];
+
 impl Attacks {
     /// The experiment with `opts` applied. Overrides:
     /// `protections=none,pmf,discosec-fast,discosec-full`,
@@ -158,7 +178,7 @@ impl Attacks {
                 "rate" => {
                     a.rate = number(k, v, 1.0, 54.0)?;
                     if Rate::from_mbps(a.rate).is_none_or(|r| !r.is_ofdm()) {
-                        return Err(ExperimentError(format!("rate: '{v}' is not an OFDM rate")));
+                        return Err(super::params::invalid(k, v, PARAMS));
                     }
                 }
                 "warmup" => a.warmup = number(k, v, 0.5, 60.0)?,
@@ -166,7 +186,7 @@ impl Attacks {
                 "tail" => a.tail = number(k, v, 0.0, 60.0)?,
                 "sample" => a.sample = number(k, v, 0.01, 1.0)?,
                 "forge_rate" => a.forge_rate = number(k, v, 1.0, 5000.0)?,
-                _ => return Err(ExperimentError(format!("attacks has no parameter '{k}'"))),
+                _ => return Err(super::params::no_such("attacks", k, PARAMS)),
             }
         }
         if a.trials == 0 {

@@ -607,6 +607,14 @@ pub struct CcmUdp {
     seed: u64,
 }
 
+/// The parameters of `ccm-udp` and the values each accepts.
+pub const PARAMS: &[super::params::ParamRange] = &[
+    ("sizes", "list of payload octets, 1 to 1400"),
+    ("packets", "1 to 100000"),
+    ("pairs", "list of server-client pairs of bare, linux: bare-bare, linux-linux, bare-linux, linux-bare"),
+    ("link_mbps", "1 to 100000"),
+];
+
 impl CcmUdp {
     /// The experiment with `opts` applied. Overrides: `sizes=50,250,...`,
     /// `packets=M`, `pairs=bare-bare,linux-linux,...` (server-client),
@@ -643,7 +651,7 @@ impl CcmUdp {
                         .parse()
                         .ok()
                         .filter(|m| (1..=100_000).contains(m))
-                        .ok_or_else(|| ExperimentError(format!("packets: '{v}' (1 to 100000)")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "pairs" => pairs = v.trim_matches(|c| c == '[' || c == ']').replace('"', ""),
                 "link_mbps" => {
@@ -651,9 +659,9 @@ impl CcmUdp {
                         .parse()
                         .ok()
                         .filter(|r: &f64| r.is_finite() && *r >= 1.0 && *r <= 100_000.0)
-                        .ok_or_else(|| ExperimentError(format!("link_mbps: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
-                _ => return Err(ExperimentError(format!("ccm-udp has no parameter '{k}'"))),
+                _ => return Err(super::params::no_such("ccm-udp", k, PARAMS)),
             }
         }
         let pairs = pairs

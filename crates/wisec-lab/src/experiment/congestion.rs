@@ -124,6 +124,15 @@ pub struct Congestion {
     seed: u64,
 }
 
+/// The parameters of `congestion` and the values each accepts.
+pub const PARAMS: &[super::params::ParamRange] = &[
+    ("clients", "list of client counts, 1 to 16"),
+    ("competing", "list of competing Mb/s, 0 to 1000"),
+    ("bytes", "octets per fetch, 1024 to 67108864"),
+    ("mcs", "HT MCS, 0 to 7"),
+    ("rts", "true or false"),
+];
+
 impl Congestion {
     /// The experiment with `opts` applied. Overrides: `clients=1,2,4`,
     /// `competing=0,100,125,150` (Mb/s), `bytes=327680`, `mcs=7`,
@@ -160,25 +169,21 @@ impl Congestion {
                         .parse()
                         .ok()
                         .filter(|b: &u64| (1024..=64 << 20).contains(b))
-                        .ok_or_else(|| ExperimentError(format!("bytes: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "mcs" => {
                     c.mcs = v
                         .parse()
                         .ok()
                         .filter(|m: &u8| *m <= 7)
-                        .ok_or_else(|| ExperimentError(format!("mcs: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "rts" => {
                     c.rts = v
                         .parse()
-                        .map_err(|_| ExperimentError(format!("rts: '{v}'")))?
+                        .map_err(|_| super::params::invalid(k, v, PARAMS))?
                 }
-                _ => {
-                    return Err(ExperimentError(format!(
-                        "congestion has no parameter '{k}'"
-                    )))
-                }
+                _ => return Err(super::params::no_such("congestion", k, PARAMS)),
             }
         }
         if c.trials == 0 {

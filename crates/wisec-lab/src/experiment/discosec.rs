@@ -146,6 +146,23 @@ pub struct Discosec {
     seed: u64,
 }
 
+/// The parameters of `discosec` and the values each accepts.
+pub const PARAMS: &[super::params::ParamRange] = &[
+    (
+        "profiles",
+        "list of device profiles: host, cube, routerboard, laptop, wrt54g, pentium4",
+    ),
+    (
+        "offered",
+        "list of offered loads in Mb/s, above 0, at most 200",
+    ),
+    ("aggregation", "list of true, false"),
+    ("ampdu", "MPDUs per A-MPDU, 1 to 64"),
+    ("loads", "list of AP CPU loads in %, 0 to 95"),
+    ("seconds", "above 0, at most 60"),
+    ("rate", "data rate in Mb/s, a rate of 802.11b/g"),
+];
+
 impl Discosec {
     /// The experiment with `opts` applied. Overrides:
     /// `profiles=cube,routerboard,laptop,host`, `aggregation=false,true`
@@ -188,7 +205,7 @@ impl Discosec {
                         .parse()
                         .ok()
                         .filter(|n: &usize| (1..=64).contains(n))
-                        .ok_or_else(|| ExperimentError(format!("ampdu: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "loads" => {
                     d.loads = list(v, "loads", |x| {
@@ -200,16 +217,16 @@ impl Discosec {
                         .parse()
                         .ok()
                         .filter(|s: &f64| *s > 0.0 && *s <= 60.0)
-                        .ok_or_else(|| ExperimentError(format!("seconds: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "rate" => {
                     d.rate = v
                         .parse()
                         .ok()
                         .filter(|r: &f64| crate::phy::Rate::from_mbps(*r).is_some())
-                        .ok_or_else(|| ExperimentError(format!("rate: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
-                _ => return Err(ExperimentError(format!("discosec has no parameter '{k}'"))),
+                _ => return Err(super::params::no_such("discosec", k, PARAMS)),
             }
         }
         if d.trials == 0 {

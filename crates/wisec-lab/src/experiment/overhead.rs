@@ -369,6 +369,20 @@ fn parse_list<T>(
         .collect()
 }
 
+/// The parameters of `overhead` and the values each accepts.
+pub const PARAMS: &[super::params::ParamRange] = &[
+    ("suites", "list of open, wep40, wep104, tkip, ccmp128, ccmp256, gcmp128, gcmp256, discosec-fast, discosec-full"),
+    ("rates", "list of data rates in Mb/s: 1, 2, 5.5, 11 (802.11b), 6 to 54 (802.11g)"),
+    ("measures", "list of tcp, udp, ping, iperf-tcp, iperf-udp"),
+    ("bytes", "octets per transfer, 1 to 100000000"),
+    ("iperf_seconds", "1 to 600"),
+    ("lag_bound", "a fraction of one frame's airtime, above 0, at most 100"),
+    ("soho", "true or false"),
+    ("ap", "a device profile: host, cube, routerboard, laptop, wrt54g, pentium4"),
+    ("sta", "a device profile: host, cube, routerboard, laptop, wrt54g, pentium4"),
+    ("soho-ap", "a device profile: host, cube, routerboard, laptop, wrt54g, pentium4"),
+];
+
 impl Overhead {
     /// The experiment with `opts` applied. Overrides: `suites=a,b`,
     /// `rates=2,11,54`, `measures=tcp,udp,ping`, `bytes=N`,
@@ -427,37 +441,31 @@ impl Overhead {
                         .parse()
                         .ok()
                         .filter(|b| (1..=100_000_000).contains(b))
-                        .ok_or_else(|| ExperimentError(format!("bytes: '{v}'")))?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "iperf_seconds" => {
                     iperf_seconds = v
                         .parse()
                         .ok()
                         .filter(|s: &f64| (1.0..=600.0).contains(s))
-                        .ok_or_else(|| {
-                            ExperimentError(format!("iperf_seconds: '{v}' (1 to 600)"))
-                        })?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "lag_bound" => {
                     lag_bound_fraction = v
                         .parse()
                         .ok()
                         .filter(|s: &f64| *s > 0.0 && *s <= 100.0)
-                        .ok_or_else(|| {
-                            ExperimentError(format!(
-                                "lag_bound: '{v}' (a fraction of one frame's airtime, above 0)"
-                            ))
-                        })?
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
                 }
                 "soho" => {
                     soho = v
                         .parse()
-                        .map_err(|_| ExperimentError(format!("soho: '{v}'")))?
+                        .map_err(|_| super::params::invalid(k, v, PARAMS))?
                 }
                 "ap" => ap = profile(v)?,
                 "sta" => sta = profile(v)?,
                 "soho-ap" => soho_ap = profile(v)?,
-                _ => return Err(ExperimentError(format!("overhead has no parameter '{k}'"))),
+                _ => return Err(super::params::no_such("overhead", k, PARAMS)),
             }
         }
         let mut configs = vec![Config {

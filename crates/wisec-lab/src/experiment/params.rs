@@ -77,3 +77,25 @@ pub(crate) fn list<T>(
         })
         .collect()
 }
+
+/// One parameter an experiment takes: its name and the values it accepts.
+pub(crate) type ParamRange = (&'static str, &'static str);
+
+/// The error for a parameter `k` that experiment `exp` does not take,
+/// listing those it does take with their ranges.
+pub(crate) fn no_such(exp: &str, k: &str, all: &[ParamRange]) -> ExperimentError {
+    let list: Vec<String> = all.iter().map(|(n, r)| format!("{n} ({r})")).collect();
+    ExperimentError(format!(
+        "{k}: {exp} has no such parameter; it takes: {}",
+        list.join("; ")
+    ))
+}
+
+/// The error for a value `v` that parameter `k` does not accept, naming
+/// what it accepts (from `all`).
+pub(crate) fn invalid(k: &str, v: &str, all: &[ParamRange]) -> ExperimentError {
+    match all.iter().find(|(n, _)| *n == k) {
+        Some((_, range)) => ExperimentError(format!("{k}: '{v}' is not valid ({range})")),
+        None => ExperimentError(format!("{k}: '{v}' is not valid")),
+    }
+}

@@ -142,24 +142,27 @@ struct RunArgs {
     /// Print the results as JSON on standard output instead of tables
     #[arg(long)]
     json: bool,
-    /// saturation: station counts, comma-separated, each 1 to 1000 (params.stations)
+    /// Station counts, comma-separated, each 1 to 1000 (saturation: params.stations;
+    /// congestion: params.clients; attacks: one count, params.stations)
     #[arg(long, value_name = "N,N,...", value_delimiter = ',',
           value_parser = |s: &str| crate::cli::num::int(s, 1u32, 1000))]
     stations: Vec<u32>,
-    /// saturation: RTS/CTS only (params.access)
+    /// RTS/CTS only (saturation: params.access; congestion: params.rts)
     #[arg(long, conflicts_with = "basic")]
     rts: bool,
-    /// saturation: basic access only (params.access)
+    /// Basic access only (saturation: params.access; congestion: params.rts = false)
     #[arg(long)]
     basic: bool,
-    /// PHY (phy.standard)
+    /// PHY (saturation: phy.standard; the others refuse it)
     #[arg(long, value_enum)]
     phy: Option<PhyArg>,
-    /// Data rate in Mb/s, above 0 (phy.rate)
+    /// Data rate in Mb/s, above 0 (saturation: phy.rate; overhead: params.rates;
+    /// discosec, attacks, multihop: params.rate; congestion and ccm-udp refuse it)
     #[arg(long, value_name = "MBPS", allow_negative_numbers = true,
           value_parser = |s: &str| crate::cli::num::positive(s, 100_000.0))]
     rate: Option<f64>,
-    /// saturation: virtual seconds measured per run, above 0, at most 86400 (params.seconds)
+    /// Virtual seconds measured per run, above 0, at most 86400 (saturation,
+    /// discosec: params.seconds)
     #[arg(long, value_name = "S", allow_negative_numbers = true,
           value_parser = |s: &str| crate::cli::num::positive(s, 86_400.0))]
     seconds: Option<f64>,
@@ -244,7 +247,109 @@ const TOP_LEVEL: &[&str] = &[
     "output",
 ];
 
-fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
+/// The shorthand options (`--stations`, `--rts`, `--basic`, `--phy`,
+/// `--rate`, `--seconds`, `--standard-mac`) as overrides of experiment
+/// `exp`'s fields; one that `exp` has no field for is a usage error naming
+/// what to set instead.
+fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(), Failure> {
+    let refuse = |flag: &str, instead: &str| {
+        Err(Failure::Usage(format!(
+            "{flag}: experiment {exp} has no such setting; {instead}"
+        )))
+    };
+    if !a.stations.is_empty() {
+        let l: Vec<String> = a.stations.iter().map(u32::to_string).collect();
+        match exp {
+            "saturation" => v.push(("params.stations".into(), format!("[{}]", l.join(", ")))),
+            "congestion" => v.push(("params.clients".into(), format!("[{}]", l.join(", ")))),
+            "attacks" if l.len() == 1 => v.push(("params.stations".into(), l[0].clone())),
+            "attacks" => return refuse("--stations", "attacks takes one count (params.stations)"),
+            "multihop" => return refuse("--stations", "its chain length is params.chain"),
+            _ => {
+                return refuse(
+                    "--stations",
+                    "see 'wisec lab list' and README for its parameters",
+                )
+            }
+        }
+    }
+    if a.rts || a.basic {
+        let flag = if a.rts { "--rts" } else { "--basic" };
+        match exp {
+            "saturation" => v.push((
+                "params.access".into(),
+                if a.rts { "[\"rts\"]" } else { "[\"basic\"]" }.into(),
+            )),
+            "congestion" | "multihop" => v.push(("params.rts".into(), a.rts.to_string())),
+            "overhead" | "discosec" | "attacks" => {
+                return refuse(flag, "its frames go without RTS/CTS ([mac] is not read)")
+            }
+            _ => return refuse(flag, "it has no wireless medium"),
+        }
+    }
+    if let Some(p) = a.phy {
+        let s = match p {
+            PhyArg::B => "b",
+            PhyArg::G => "g",
+            PhyArg::A => "a",
+        };
+        match exp {
+            "saturation" => v.push(("phy.standard".into(), s.into())),
+            "overhead" => {
+                return refuse(
+                    "--phy",
+                    "its PHY follows each rate of params.rates (1-11: 802.11b, 6-54: 802.11g)",
+                )
+            }
+            "congestion" => return refuse("--phy", "it runs 802.11n; set params.mcs"),
+            "multihop" => return refuse("--phy", "its chain runs 802.11b; set params.rate"),
+            "discosec" | "attacks" => return refuse("--phy", "it runs 802.11g; set params.rate"),
+            _ => return refuse("--phy", "it has no wireless medium"),
+        }
+    }
+    if let Some(r) = a.rate {
+        match exp {
+            "saturation" => v.push(("phy.rate".into(), format!("{r:?}"))),
+            "overhead" => v.push(("params.rates".into(), format!("[{r:?}]"))),
+            "discosec" | "attacks" | "multihop" => v.push(("params.rate".into(), format!("{r:?}"))),
+            "congestion" => return refuse("--rate", "its rate is an HT MCS: params.mcs"),
+            _ => return refuse("--rate", "its link speed is params.link_mbps"),
+        }
+    }
+    if let Some(s) = a.seconds {
+        match exp {
+            "saturation" | "discosec" => v.push(("params.seconds".into(), format!("{s:?}"))),
+            "attacks" => {
+                return refuse(
+                    "--seconds",
+                    "its phases are params.warmup, params.attack, params.tail",
+                )
+            }
+            "overhead" | "congestion" => {
+                return refuse("--seconds", "it runs transfers of params.bytes")
+            }
+            "multihop" => {
+                return refuse(
+                    "--seconds",
+                    "its runs last params.warmup and params.timeout",
+                )
+            }
+            _ => return refuse("--seconds", "it runs params.packets exchanges"),
+        }
+    }
+    if a.standard_mac {
+        if exp != "saturation" {
+            return refuse(
+                "--standard-mac",
+                "only saturation configures the MAC's retry limits and IFS",
+            );
+        }
+        v.push(("params.model_assumptions".into(), "false".into()));
+    }
+    Ok(())
+}
+
+fn overrides(a: &RunArgs, exp: &str) -> Result<Vec<(String, String)>, Failure> {
     let mut v = Vec::new();
     if let Some(t) = a.trials {
         v.push(("trials".into(), t.to_string()));
@@ -258,32 +363,7 @@ fn overrides(a: &RunArgs) -> Result<Vec<(String, String)>, Failure> {
     if a.live {
         v.push(("live".into(), "true".into()));
     }
-    if !a.stations.is_empty() {
-        let l: Vec<String> = a.stations.iter().map(u32::to_string).collect();
-        v.push(("params.stations".into(), format!("[{}]", l.join(", "))));
-    }
-    match (a.rts, a.basic) {
-        (true, _) => v.push(("params.access".into(), "[\"rts\"]".into())),
-        (false, true) => v.push(("params.access".into(), "[\"basic\"]".into())),
-        _ => {}
-    }
-    if let Some(p) = a.phy {
-        let s = match p {
-            PhyArg::B => "b",
-            PhyArg::G => "g",
-            PhyArg::A => "a",
-        };
-        v.push(("phy.standard".into(), s.into()));
-    }
-    if let Some(r) = a.rate {
-        v.push(("phy.rate".into(), format!("{r:?}")));
-    }
-    if let Some(s) = a.seconds {
-        v.push(("params.seconds".into(), format!("{s:?}")));
-    }
-    if a.standard_mac {
-        v.push(("params.model_assumptions".into(), "false".into()));
-    }
+    shorthands(a, exp, &mut v)?;
     for s in &a.set {
         let (k, val) = s
             .split_once('=')
@@ -379,7 +459,7 @@ fn run_scenario(a: RunArgs) -> Result<(), Failure> {
         )));
     }
     let sc = base
-        .with_overrides(&overrides(&a)?)
+        .with_overrides(&overrides(&a, base.experiment.get_ref())?)
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let exp = sc
         .create_experiment()
