@@ -35,6 +35,9 @@ install_prereqs() {
     command -v ld >/dev/null 2>&1 || missing_pkgs+=(binutils)
     command -v objcopy >/dev/null 2>&1 || missing_pkgs+=(binutils)
     command -v gcc >/dev/null 2>&1 || missing_pkgs+=(gcc)
+    # The fuzz targets link libFuzzer, which the libfuzzer-sys crate
+    # compiles from its C++ sources.
+    command -v g++ >/dev/null 2>&1 || missing_pkgs+=(g++)
     /usr/bin/python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_pkgs+=(python3-venv)
     # The live lab: namespaces, veth and bridges (iproute2), and the real
     # programs it runs across the medium (iperf3, ping).
