@@ -570,3 +570,96 @@ fn shorthands_map_to_each_experiment_or_name_the_parameter() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("rates"));
 }
+
+/// `lab run all`: every experiment `lab list` names is in the index, each
+/// simulated one with its report written as `lab run NAME` writes it (the
+/// same results.json, byte for byte, for the same calibration), the
+/// live-only ones with the command that runs them; and its usage errors.
+#[test]
+fn run_all_writes_every_experiment_and_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("all");
+    let o = out.display().to_string();
+
+    let r = wisec(&["lab", "run", "all"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--out DIR"));
+    let r = wisec(&["lab", "run", "all", "--out", &o, "--set", "trials=1"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--set"));
+    assert!(!out.exists(), "nothing written on a usage error");
+
+    let args = [
+        "lab",
+        "run",
+        "all",
+        "--quick",
+        "--calibration",
+        "nominal",
+        "-q",
+    ];
+    let r = wisec(&[&args[..], &["--out", &o]].concat());
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+
+    let list = wisec(&["lab", "list"]);
+    let list = String::from_utf8_lossy(&list.stdout);
+    let index: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let md = std::fs::read_to_string(out.join("index.md")).unwrap();
+    let listed: Vec<(&str, bool)> = list
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let name = l.split_whitespace().next()?;
+            Some((name, l.contains("(live only)")))
+        })
+        .collect();
+    let entries = index["experiments"].as_array().unwrap();
+    assert_eq!(entries.len(), listed.len());
+    assert!(listed.len() >= 8, "{list}");
+    for (name, live_only) in &listed {
+        let e = entries
+            .iter()
+            .find(|e| e["experiment"] == *name)
+            .unwrap_or_else(|| panic!("{name} not in the index"));
+        assert!(
+            md.contains(&format!("| {name} |")),
+            "{name} not in index.md"
+        );
+        if *live_only {
+            assert_eq!(e["status"], "live only", "{name}");
+            assert!(!out.join(name).exists());
+        } else {
+            assert_eq!(e["status"], "complete", "{name}");
+            let report = e["report"].as_str().unwrap();
+            assert!(out.join(report).is_file(), "{report}");
+            assert!(md.contains(&format!("]({report})")));
+            assert!(out.join(name).join("results.json").is_file(), "{name}");
+        }
+    }
+
+    // As `lab run NAME` writes it, with the calibration the index kept.
+    let one = dir.path().join("one");
+    let cal = out.join("calibration.json").display().to_string();
+    let r = wisec(&[
+        "lab",
+        "run",
+        "saturation",
+        "--quick",
+        "--calibration",
+        &cal,
+        "-q",
+        "--out",
+        &one.display().to_string(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        std::fs::read(one.join("results.json")).unwrap(),
+        std::fs::read(out.join("saturation").join("results.json")).unwrap()
+    );
+
+    // A second run into the same directory needs --force.
+    let r = wisec(&[&args[..], &["--out", &o]].concat());
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("--force"));
+}

@@ -5,6 +5,7 @@
 //! experiment's trials with a progress bar, and writes the results, the
 //! Markdown report, the plots and the channel captures to `--out DIR`.
 
+mod all;
 mod calibrate;
 #[cfg(target_os = "linux")]
 pub mod live;
@@ -93,9 +94,13 @@ enum PcapArg {
     None,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 struct RunArgs {
-    /// A built-in scenario (see 'wisec lab list') or a scenario file (.toml)
+    /// A built-in scenario (see 'wisec lab list'), a scenario file (.toml),
+    /// or 'all': every experiment that runs simulated, each into
+    /// DIR/NAME, with DIR/index.md (and index.json) listing them (needs
+    /// --out; takes --trials, --seed, --quick, --calibration, --pcap,
+    /// --no-plots, --force, -q)
     #[arg(value_name = "NAME|FILE")]
     name: String,
     /// Trials per point, 1 to 100000 (overrides the scenario's)
@@ -196,6 +201,7 @@ pub fn run(a: LabArgs) -> Result<(), Failure> {
             }
             Ok(())
         }
+        LabCommand::Run(r) if r.name == "all" => all::run_all(r),
         LabCommand::Run(r) => run_scenario(r),
         LabCommand::Calibrate(c) => calibrate::calibrate(c),
         #[cfg(target_os = "linux")]
@@ -218,7 +224,7 @@ pub fn load(name: &str) -> Result<Scenario, Failure> {
         None => {
             let names: Vec<&str> = scenario::BUILTIN.iter().map(|b| b.name).collect();
             Err(Failure::Usage(format!(
-                "no experiment '{name}' (there is: {}; or give a scenario file)",
+                "no experiment '{name}' (there is: {}; 'all' for every one; or give a scenario file)",
                 names.join(", ")
             )))
         }
