@@ -150,6 +150,8 @@ fn a_killed_run_is_cleaned_up_by_the_next_one() {
     child.wait().unwrap();
     let left = namespaces_of(&tag);
     assert_eq!(left.len(), 3, "SIGKILL leaves the namespaces: {left:?}");
+    let tmp = std::env::temp_dir().join(format!("wisec-{tag}"));
+    assert!(tmp.is_dir(), "SIGKILL leaves the temporary run directory");
     let o = wisec(&[
         "lab",
         "live",
@@ -167,6 +169,8 @@ fn a_killed_run_is_cleaned_up_by_the_next_one() {
         assert!(err.contains(n.as_str()), "{err}");
     }
     assert!(namespaces_of(&tag).is_empty());
+    assert!(err.contains("temporary run directory(ies) left"), "{err}");
+    assert!(!tmp.exists(), "the next run removed {}", tmp.display());
 }
 
 #[test]

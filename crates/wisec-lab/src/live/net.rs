@@ -717,7 +717,53 @@ pub fn remove_leftovers() -> Result<Vec<String>> {
             removed.join(", ")
         );
     }
+    let dirs = remove_leftover_dirs(&std::env::temp_dir());
+    if dirs > 0 {
+        eprintln!(
+            "wisec: removed {dirs} temporary run directory(ies) left by a live run that ended \
+             without cleaning up"
+        );
+    }
     Ok(removed)
+}
+
+/// Whether `name` is a run tag's own name, `wisec-PID-START-N` (PID and N
+/// decimal, START four hex digits), and nothing else.
+fn is_run_name(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix(PREFIX) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('-').collect();
+    let dec = |p: &str| !p.is_empty() && p.len() <= 10 && p.bytes().all(|b| b.is_ascii_digit());
+    parts.len() == 3
+        && dec(parts[0])
+        && parts[1].len() == 4
+        && parts[1].bytes().all(|b| b.is_ascii_hexdigit())
+        && dec(parts[2])
+}
+
+/// Removes the temporary run directories in `tmp` (named exactly as
+/// [`LiveNet::new`] names them) of runs that no longer run: what a run
+/// killed with SIGKILL could not remove. The number removed.
+fn remove_leftover_dirs(tmp: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(tmp) else {
+        return 0;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let Ok(name) = e.file_name().into_string() else {
+            continue;
+        };
+        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir
+            && is_run_name(&name)
+            && !owner_alive(&name)
+            && std::fs::remove_dir_all(e.path()).is_ok()
+        {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// Stops every process and deletes every namespace of every live run of
@@ -730,7 +776,7 @@ pub fn emergency_cleanup() {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         std::mem::take(&mut *g)
     };
-    for (_, (namespaces, groups)) in runs {
+    for (tag, (namespaces, groups)) in runs {
         for pg in groups {
             let _ = killpg(Pid::from_raw(pg), Signal::SIGKILL);
         }
@@ -738,12 +784,50 @@ pub fn emergency_cleanup() {
             kill_namespace_pids(ns);
             let _ = delete_namespace(ns);
         }
+        // The temporary run directory, when the run made one.
+        let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("{PREFIX}{tag}")));
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_dead_runs_temporary_directories_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        let start = sys::process_start(pid).unwrap() & 0xffff;
+        // 4194305 is above the largest pid_max Linux allows: no process.
+        let dead = "wisec-4194305-abcd-0";
+        let alive = format!("wisec-{pid}-{start:04x}-7");
+        for d in [
+            dead,
+            &alive,
+            "wisec-base",
+            "wisec-tour-x1",
+            "wisec-4194305-abcd-0x",
+        ] {
+            std::fs::create_dir(tmp.path().join(d)).unwrap();
+        }
+        std::fs::write(tmp.path().join(dead).join("hostapd.conf"), "x").unwrap();
+        std::fs::write(tmp.path().join("wisec-4194305-abcd-1"), "a file").unwrap();
+        assert_eq!(remove_leftover_dirs(tmp.path()), 1);
+        let mut left: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut want = vec![
+            alive,
+            "wisec-4194305-abcd-0x".to_string(),
+            "wisec-4194305-abcd-1".to_string(),
+            "wisec-base".to_string(),
+            "wisec-tour-x1".to_string(),
+        ];
+        want.sort();
+        assert_eq!(left, want);
+    }
 
     #[test]
     fn node_names_must_fit_an_interface_name() {
