@@ -189,11 +189,7 @@ impl rand_core_shim::TryRng for BenchRng {
         Ok(self.try_next_u64()? as u32)
     }
     fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        Ok(z ^ (z >> 31))
+        Ok(wisec_lab::rng::splitmix64(&mut self.0))
     }
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
         for c in dst.chunks_mut(8) {
