@@ -8,7 +8,7 @@
 //! stopped by Ctrl-C or a failure leaves an index that says how far it
 //! got.
 
-use super::{calibration, prepare_out, run_scenario, RunArgs};
+use super::{calibration, out_error, prepare_out, run_scenario, RunArgs};
 use crate::error::Failure;
 use anyhow::anyhow;
 use serde::Serialize;
@@ -78,9 +78,8 @@ pub(super) fn run_all(a: RunArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::Runtime(anyhow!("--out {}: {e}", dir.display())))?;
     // One calibration for every experiment, kept beside the index.
     let cal = calibration(&a.calibration)?;
-    let err = |e: output::OutputError| Failure::Runtime(anyhow!("--out: {e}"));
     let cal_json = serde_json::to_vec_pretty(&cal).map_err(|e| anyhow!("{e}"))?;
-    output::write_atomic(&dir, Path::new("calibration.json"), &cal_json).map_err(err)?;
+    output::write_atomic(&dir, Path::new("calibration.json"), &cal_json).map_err(out_error)?;
     let cal_file = dir.join("calibration.json");
 
     let mut entries: Vec<Entry> = EXPERIMENTS
@@ -180,7 +179,6 @@ fn command(a: &RunArgs, dir: &Path) -> String {
 }
 
 fn write_index(dir: &Path, a: &RunArgs, entries: &[Entry]) -> Result<(), Failure> {
-    let err = |e: output::OutputError| Failure::Runtime(anyhow!("--out: {e}"));
     let mut md = String::from("# wisec lab: every experiment\n\n");
     let _ = writeln!(md, "Made by `{}`.\n", command(a, dir));
     md.push_str(
@@ -217,12 +215,12 @@ fn write_index(dir: &Path, a: &RunArgs, entries: &[Entry]) -> Result<(), Failure
              (root needed); run each with the command given.\n",
         );
     }
-    output::write_atomic(dir, Path::new("index.md"), md.as_bytes()).map_err(err)?;
+    output::write_atomic(dir, Path::new("index.md"), md.as_bytes()).map_err(out_error)?;
     let json = serde_json::to_vec_pretty(&serde_json::json!({
         "command": command(a, dir),
         "experiments": entries,
     }))
     .map_err(|e| anyhow!("{e}"))?;
-    output::write_atomic(dir, Path::new("index.json"), &json).map_err(err)?;
+    output::write_atomic(dir, Path::new("index.json"), &json).map_err(out_error)?;
     Ok(())
 }

@@ -408,13 +408,17 @@ pub fn calibration(spec: &str) -> Result<Calibration, Failure> {
     }
 }
 
+/// A failure to write the output directory given by `--out`.
+fn out_error(e: output::OutputError) -> Failure {
+    Failure::Runtime(anyhow!("--out: {e}"))
+}
+
 /// Before a run writes into `dir`: a directory with entries is refused
 /// unless `force`, so that the results of two runs never mix; with
 /// `force`, what an earlier run wrote there goes first.
 fn prepare_out(dir: &Path, force: bool) -> Result<(), Failure> {
-    let err = |e: output::OutputError| Failure::Runtime(anyhow!("--out: {e}"));
     if !force {
-        let n = output::dir_entries(dir).map_err(err)?.len();
+        let n = output::dir_entries(dir).map_err(out_error)?.len();
         if n > 0 {
             return Err(Failure::Usage(format!(
                 "--out {}: the directory is not empty ({n} entries); give --force to \
@@ -424,7 +428,7 @@ replace the results of an earlier run there, or name a new directory",
         }
         return Ok(());
     }
-    output::clear_previous(dir).map_err(err)?;
+    output::clear_previous(dir).map_err(out_error)?;
     Ok(())
 }
 
