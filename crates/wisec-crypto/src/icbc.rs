@@ -39,7 +39,12 @@
 //! E(…AAD…) ^ E(B0').
 
 use crate::{ct_eq, Error, FrameProtector, Overhead, Result, Unprotected};
-use aes::cipher::{BlockCipherEncrypt, KeyInit};
+use aes::cipher::consts::U16;
+use aes::cipher::typenum::Unsigned;
+use aes::cipher::{
+    BlockCipherEncBackend, BlockCipherEncClosure, BlockCipherEncrypt, BlockSizeUser, KeyInit,
+    ParBlocks,
+};
 use aes::Aes128;
 use wisec_wire::frame_control::FrameControl;
 use wisec_wire::mac_header::{header_len, Header};
@@ -53,6 +58,9 @@ const MAX_AAD: usize = 30;
 /// The seed-002 2-way interleaved CBC-MAC CCMP-128. **NOT IEEE 802.11.**
 pub struct ExperimentalIcbcCcmp128 {
     aes: Aes128,
+    /// AES runs in software (bit-sliced): a parallel call costs what one
+    /// block does (see [`ExperimentalIcbcCcmp128::enc2`]).
+    soft: bool,
 }
 
 impl core::fmt::Debug for ExperimentalIcbcCcmp128 {
@@ -124,7 +132,10 @@ impl ExperimentalIcbcCcmp128 {
     /// A 16-byte key; other lengths are [`Error::InvalidParameter`].
     pub fn new(key: &[u8]) -> Result<ExperimentalIcbcCcmp128> {
         let aes = Aes128::new_from_slice(key).map_err(|_| Error::InvalidParameter)?;
-        Ok(ExperimentalIcbcCcmp128 { aes })
+        Ok(ExperimentalIcbcCcmp128 {
+            aes,
+            soft: !aes::hardware_accelerated(),
+        })
     }
 
     fn enc(&self, b: &mut [u8; 16]) {
@@ -133,67 +144,166 @@ impl ExperimentalIcbcCcmp128 {
         b.copy_from_slice(&blk);
     }
 
-    /// The raw tag T over `data` (before encryption with A_0). With
-    /// `interleaved` false this is CCM's CBC-MAC, which the tests use to
-    /// show that everything but the interleaving is CCMP.
-    fn tag(&self, p: &Params, data: &[u8], interleaved: bool) -> [u8; 16] {
-        let len = data.len() as u16;
+    /// Encrypts two independent blocks, the two chains' next blocks: this
+    /// is where the interleaved MAC saves time. With AES instructions the
+    /// aes crate pipelines the blocks of one multi-block call (two
+    /// single-block calls measured slower: each is dispatched on its own);
+    /// a bit-sliced software AES computes all the blocks of its parallel
+    /// width in one pass, costing what one block does, but a call shorter
+    /// than that width goes block by block, so both go into one full
+    /// parallel pass.
+    fn enc2(&self, a: &mut [u8; 16], b: &mut [u8; 16]) {
+        if self.soft {
+            self.aes.encrypt_with_backend(Pair { a, b });
+        } else {
+            let mut blks = [aes::Block::from(*a), aes::Block::from(*b)];
+            self.aes.encrypt_blocks(&mut blks);
+            a.copy_from_slice(&blks[0]);
+            b.copy_from_slice(&blks[1]);
+        }
+    }
+
+    /// Seed 002's header work for the frame whose MAC header starts
+    /// `frame` (the body is `frame[hl..len]`, `len` octets in all): the
+    /// AAD and nonce (12.5.3.3.3, 12.5.3.3.4), and from them `B_0`, the two
+    /// AAD blocks and the counter preload `A_0`, without any AES call (the
+    /// seed's construct_mic_iv, construct_mic_header1/2 and
+    /// construct_ctr_preload).
+    pub fn phase_header(&self, frame: &[u8], len: usize, pn: u64) -> Result<FramePrep> {
+        let p = params(frame.get(..len).ok_or(Error::BufferTooSmall)?, pn)?;
+        let dlen = len - p.hl;
+        // The MIC covers at most 2^16 - 1 octets (L = 2).
+        let dlen = u16::try_from(dlen).map_err(|_| Error::Unsupported)?;
         let mut b0 = [0u8; 16];
         b0[0] = 0x59;
         b0[1..14].copy_from_slice(&p.nonce);
-        b0[14..].copy_from_slice(&len.to_be_bytes());
-        let mut y = b0;
-        y[0] |= 0x80;
-        let mut x = b0;
-        self.enc(&mut x);
-        self.enc(&mut y);
-        // AAD: 2-octet length then the AAD, zero-padded: at most 32 octets.
+        b0[14..].copy_from_slice(&dlen.to_be_bytes());
+        // AAD: 2-octet length then the AAD, zero-padded. CCMP's AAD is 22
+        // to 30 octets, so this is always two blocks.
+        let mut aad = [[0u8; 16]; 2];
         let mut a = [0u8; 32];
         a[..2].copy_from_slice(&(p.aad_len as u16).to_be_bytes());
         a[2..2 + p.aad_len].copy_from_slice(&p.aad[..p.aad_len]);
-        let ablocks = (2 + p.aad_len).div_ceil(16);
-        for blk in a.chunks_exact(16).take(ablocks) {
-            for (xi, ai) in x.iter_mut().zip(blk) {
-                *xi ^= ai;
-            }
+        aad[0].copy_from_slice(&a[..16]);
+        aad[1].copy_from_slice(&a[16..]);
+        let mut a0 = [0u8; 16];
+        a0[0] = 0x01;
+        a0[1..14].copy_from_slice(&p.nonce);
+        Ok(FramePrep {
+            hl: p.hl,
+            b0,
+            aad,
+            a0,
+        })
+    }
+
+    /// Seed 002's MIC calculation: the raw tag T over `data` (before its
+    /// encryption with `A_0`). With `interleaved` false this is CCM's
+    /// CBC-MAC (the tests show that everything but the interleaving is
+    /// CCMP); with it true, the two chains of the module documentation,
+    /// whose AES calls go to the cipher in pairs.
+    pub fn phase_mic(&self, prep: &FramePrep, data: &[u8], interleaved: bool) -> [u8; 16] {
+        let mut x = prep.b0;
+        let mut y = prep.b0;
+        y[0] |= 0x80;
+        if interleaved {
+            self.enc2(&mut x, &mut y);
+        } else {
             self.enc(&mut x);
         }
-        for (k, chunk) in data.chunks(16).enumerate() {
-            // k is 0-based: even k is the seed's first, third, … block.
-            let chain = if interleaved && k % 2 == 1 {
-                &mut y
-            } else {
-                &mut x
-            };
-            for (ci, di) in chain.iter_mut().zip(chunk) {
-                *ci ^= di;
-            }
-            self.enc(chain);
+        for blk in &prep.aad {
+            xor_into(&mut x, blk);
+            self.enc(&mut x);
         }
         if interleaved {
-            for (xi, yi) in x.iter_mut().zip(&y) {
-                *xi ^= yi;
+            // Blocks 1, 3, 5, ... to chain 1 and 2, 4, 6, ... to chain 2.
+            for pair in data.chunks(32) {
+                let (p1, p2) = pair.split_at(pair.len().min(16));
+                xor_into(&mut x, p1);
+                if p2.is_empty() {
+                    self.enc(&mut x);
+                } else {
+                    xor_into(&mut y, p2);
+                    self.enc2(&mut x, &mut y);
+                }
+            }
+            xor_into(&mut x, &y);
+        } else {
+            for chunk in data.chunks(16) {
+                xor_into(&mut x, chunk);
+                self.enc(&mut x);
             }
         }
         x
     }
 
-    /// XORs the CTR keystream A_1, A_2, … into `data` and returns S_0.
-    fn ctr(&self, nonce: &[u8; NONCE_LEN], data: &mut [u8]) -> [u8; 16] {
-        let mut a = [0u8; 16];
-        a[0] = 0x01;
-        a[1..14].copy_from_slice(nonce);
-        let mut s0 = a;
-        self.enc(&mut s0);
-        for (i, chunk) in data.chunks_mut(16).enumerate() {
-            let mut s = a;
-            s[14..].copy_from_slice(&((i + 1) as u16).to_be_bytes());
-            self.enc(&mut s);
-            for (d, k) in chunk.iter_mut().zip(&s) {
-                *d ^= k;
+    /// Seed 002's counter mode: XORs the keystream `E(A_1), E(A_2), ...`
+    /// into `data` and returns `S_0 = E(A_0)`, which encrypts the MIC. The
+    /// counter blocks are independent and go to the cipher eight at a time
+    /// (in whole parallel passes of a software AES), the same for the
+    /// standard and the interleaved MAC.
+    pub fn phase_ctr(&self, prep: &FramePrep, data: &mut [u8]) -> [u8; 16] {
+        const BATCH: usize = 8;
+        let mut s0 = [0u8; 16];
+        let mut blks = [aes::Block::default(); BATCH];
+        // Counter i for i = 0 (S_0) then one per 16-octet block of data.
+        let nblocks = data.len().div_ceil(16);
+        let mut next = 0usize;
+        while next <= nblocks {
+            let take = (nblocks + 1 - next).min(BATCH);
+            for (j, b) in blks[..take].iter_mut().enumerate() {
+                let mut a = prep.a0;
+                a[14..].copy_from_slice(&((next + j) as u16).to_be_bytes());
+                *b = aes::Block::from(a);
             }
+            // A bit-sliced AES computes four blocks in one pass and a
+            // shorter call block by block: fill its passes with counters
+            // past the end, whose keystream is not used.
+            let run = if self.soft {
+                take.next_multiple_of(4).min(BATCH)
+            } else {
+                take
+            };
+            for (j, b) in blks[take..run].iter_mut().enumerate() {
+                let mut a = prep.a0;
+                a[14..].copy_from_slice(&((next + take + j) as u16).to_be_bytes());
+                *b = aes::Block::from(a);
+            }
+            self.aes.encrypt_blocks(&mut blks[..run]);
+            for (j, k) in blks[..take].iter().enumerate() {
+                let i = next + j;
+                if i == 0 {
+                    s0.copy_from_slice(k);
+                } else {
+                    let off = (i - 1) * 16;
+                    let end = (off + 16).min(data.len());
+                    for (d, kk) in data[off..end].iter_mut().zip(k.iter()) {
+                        *d ^= kk;
+                    }
+                }
+            }
+            next += take;
+        }
+        for b in blks.iter_mut() {
+            zeroize::Zeroize::zeroize(b.as_mut_slice());
         }
         s0
+    }
+
+    /// Protects the plaintext MPDU `buf[..len]` in place as
+    /// [`FrameProtector::protect_in_place`] does, with the interleaved MAC
+    /// (`interleaved` true: this module's frames) or with CCM's CBC-MAC
+    /// (false: then the frame is standard CCMP-128, IEEE Std 802.11-2020,
+    /// 12.5.3). For timing the two MACs on the same code.
+    pub fn protect_in_place_with(
+        &self,
+        buf: &mut [u8],
+        len: usize,
+        pn: u64,
+        key_id: u8,
+        interleaved: bool,
+    ) -> Result<usize> {
+        self.seal(buf, len, pn, key_id, interleaved)
     }
 
     fn seal(
@@ -207,19 +317,16 @@ impl ExperimentalIcbcCcmp128 {
         if pn > PN_MAX || key_id > 3 {
             return Err(Error::InvalidParameter);
         }
-        let p = params(buf.get(..len).ok_or(Error::BufferTooSmall)?, pn)?;
+        let prep = self.phase_header(buf, len, pn)?;
+        let hl = prep.hl;
         let total = len + CCMP_HEADER_LEN + MIC_LEN;
         let out = buf.get_mut(..total).ok_or(Error::BufferTooSmall)?;
-        // The MIC covers at most 2^16 - 1 octets (L = 2).
-        let dlen = len - p.hl;
-        if dlen > usize::from(u16::MAX) {
-            return Err(Error::Unsupported);
-        }
-        let t = self.tag(&p, &out[p.hl..len], interleaved);
-        out.copy_within(p.hl..len, p.hl + CCMP_HEADER_LEN);
-        CcmpHeader { pn, key_id }.emit(&mut out[p.hl..])?;
-        let start = p.hl + CCMP_HEADER_LEN;
-        let s0 = self.ctr(&p.nonce, &mut out[start..start + dlen]);
+        let dlen = len - hl;
+        let t = self.phase_mic(&prep, &out[hl..len], interleaved);
+        out.copy_within(hl..len, hl + CCMP_HEADER_LEN);
+        CcmpHeader { pn, key_id }.emit(&mut out[hl..])?;
+        let start = hl + CCMP_HEADER_LEN;
+        let s0 = self.phase_ctr(&prep, &mut out[start..start + dlen]);
         for (i, m) in out[start + dlen..].iter_mut().enumerate() {
             *m = t[i] ^ s0[i];
         }
@@ -241,21 +348,22 @@ impl ExperimentalIcbcCcmp128 {
             return Err(Error::Malformed);
         }
         let h = CcmpHeader::parse(&buf[hl..])?;
-        let p = params(buf, h.pn)?;
         let start = hl + CCMP_HEADER_LEN;
         let end = n - MIC_LEN;
-        if end - start > usize::from(u16::MAX) {
-            return Err(Error::Unsupported);
-        }
-        let s0 = self.ctr(&p.nonce, &mut buf[start..end]);
-        let t = self.tag(&p, &buf[start..end], interleaved);
+        // The nonce and AAD come from the MAC header only; the body length
+        // that goes into B_0 is the plaintext's, end - start.
+        let mut prep = self.phase_header(&buf[..hl], hl, h.pn)?;
+        let dlen = u16::try_from(end - start).map_err(|_| Error::Unsupported)?;
+        prep.b0[14..].copy_from_slice(&dlen.to_be_bytes());
+        let s0 = self.phase_ctr(&prep, &mut buf[start..end]);
+        let t = self.phase_mic(&prep, &buf[start..end], interleaved);
         let mut want = [0u8; MIC_LEN];
         for (i, w) in want.iter_mut().enumerate() {
             *w = t[i] ^ s0[i];
         }
         if !ct_eq(&want, &buf[end..]) {
             // Restore the ciphertext: no plaintext is left behind.
-            self.ctr(&p.nonce, &mut buf[start..end]);
+            self.phase_ctr(&prep, &mut buf[start..end]);
             return Err(Error::Integrity);
         }
         buf.copy_within(start..end, hl);
@@ -264,6 +372,64 @@ impl ExperimentalIcbcCcmp128 {
         fc.set_protected(false);
         buf[..2].copy_from_slice(&fc.to_bytes());
         Ok(Unprotected::new(new_len, h.pn, h.key_id))
+    }
+}
+
+/// Two blocks for one parallel pass of the cipher's backend.
+struct Pair<'a> {
+    a: &'a mut [u8; 16],
+    b: &'a mut [u8; 16],
+}
+
+impl BlockSizeUser for Pair<'_> {
+    type BlockSize = U16;
+}
+
+impl BlockCipherEncClosure for Pair<'_> {
+    fn call<B: BlockCipherEncBackend<BlockSize = U16>>(self, backend: &B) {
+        if B::ParBlocksSize::USIZE >= 2 {
+            let mut par = ParBlocks::<B>::default();
+            par[0] = aes::Block::from(*self.a);
+            par[1] = aes::Block::from(*self.b);
+            backend.encrypt_par_blocks_inplace(&mut par);
+            self.a.copy_from_slice(&par[0]);
+            self.b.copy_from_slice(&par[1]);
+            for blk in par.iter_mut() {
+                zeroize::Zeroize::zeroize(blk.as_mut_slice());
+            }
+        } else {
+            for x in [self.a, self.b] {
+                let mut blk = aes::Block::from(*x);
+                backend.encrypt_block_inplace(&mut blk);
+                x.copy_from_slice(&blk);
+            }
+        }
+    }
+}
+
+/// XORs `src` into the front of `dst` (a short last block XORs fewer
+/// octets: CCM's zero padding).
+fn xor_into(dst: &mut [u8; 16], src: &[u8]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d ^= s;
+    }
+}
+
+/// What [`ExperimentalIcbcCcmp128::phase_header`] builds for one frame:
+/// the MAC header length, `B_0`, the two AAD blocks and the counter
+/// preload `A_0` (no key material).
+#[derive(Debug, Clone)]
+pub struct FramePrep {
+    hl: usize,
+    b0: [u8; 16],
+    aad: [[u8; 16]; 2],
+    a0: [u8; 16],
+}
+
+impl FramePrep {
+    /// Length of the MAC header: the body starts there.
+    pub fn header_len(&self) -> usize {
+        self.hl
     }
 }
 

@@ -44,6 +44,19 @@ pub mod wep;
 
 use core::fmt;
 
+/// True when AES runs on the CPU's AES instructions in this build; false in
+/// a software-AES build (`--cfg aes_backend="soft"`) or on a CPU without
+/// them, where every AES call of the crate is the bit-sliced software AES.
+pub fn hardware_aes() -> bool {
+    aes::hardware_accelerated()
+}
+
+/// True in a software-AES build (`RUSTFLAGS='--cfg aes_backend="soft"'`):
+/// no AES instruction runs, whatever the CPU has.
+pub fn software_aes_build() -> bool {
+    cfg!(aes_backend = "soft")
+}
+
 /// The error of every operation in this crate.
 ///
 /// Authentication failures are deliberately one opaque variant: a caller

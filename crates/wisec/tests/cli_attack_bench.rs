@@ -150,3 +150,43 @@ fn bench_discosec_quick_json() {
     }
     assert!(v["openssl"].as_str().unwrap().starts_with("OpenSSL"));
 }
+
+/// `wisec bench icbc` (seed 002): a row per body size with the three
+/// phases and the total for both MACs, the savings computed from those
+/// medians, the AES the binary ran named; bad sizes are usage errors.
+/// Times are never asserted.
+#[test]
+fn bench_icbc_quick_json() {
+    let (code, out, err) = wisec(&["bench", "icbc", "--quick", "--sizes", "16,64", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(["hardware", "software"].contains(&v["aes"].as_str().unwrap()));
+    assert_eq!(v["software_aes_build"], false);
+    assert_eq!(v["seed"]["total_saving"], 0.30);
+    let rows = v["rows"].as_array().unwrap();
+    let bodies: Vec<u64> = rows.iter().map(|r| r["body"].as_u64().unwrap()).collect();
+    assert_eq!(bodies, [16, 64]);
+    let med = |r: &Value, v: &str, p: &str| r[v][p]["median_ns"].as_f64().unwrap();
+    for r in rows {
+        for variant in ["standard", "icbc"] {
+            for p in ["header", "mic", "ctr", "total"] {
+                let f = &r[variant][p];
+                let (lo, m, hi) = (
+                    f["min_ns"].as_f64().unwrap(),
+                    f["median_ns"].as_f64().unwrap(),
+                    f["max_ns"].as_f64().unwrap(),
+                );
+                assert!(lo > 0.0 && lo <= m && m <= hi, "{variant} {p}: {f}");
+            }
+        }
+        let mic = 1.0 - med(r, "icbc", "mic") / med(r, "standard", "mic");
+        assert!((r["mic_saving"].as_f64().unwrap() - mic).abs() < 1e-9);
+        let cbc = med(r, "standard", "header") + med(r, "standard", "mic");
+        let share = cbc / med(r, "standard", "total");
+        assert!((r["cbc_mac_share"].as_f64().unwrap() - share).abs() < 1e-9);
+    }
+    assert!(v["growth_4_over_1"].as_f64().unwrap() > 0.0);
+    let (code, _, err) = wisec(&["bench", "icbc", "--sizes", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--sizes"), "{err}");
+}

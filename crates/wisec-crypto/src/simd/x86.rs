@@ -69,7 +69,9 @@ fn probe() -> u8 {
         (0, 0)
     };
     let mut f = 0;
-    if aes && ssse3 {
+    // A software-AES build (`--cfg aes_backend="soft"`) runs no AES
+    // instruction at all: every engine that needs AES-NI stays off.
+    if aes && ssse3 && !cfg!(aes_backend = "soft") {
         f |= AESNI;
     }
     let ymm_os = xcr0 & 0x6 == 0x6;

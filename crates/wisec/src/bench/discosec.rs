@@ -137,16 +137,28 @@ pub struct Report {
     pub mac: Vec<MacRow>,
 }
 
-/// Times `op`: `samples` samples of about `sample` each; ns per call.
-fn measure(samples: usize, sample: Duration, mut op: impl FnMut()) -> Figure {
+/// Times `op`: `samples` samples of about `sample` each; ns per call of
+/// wall-clock time.
+pub(crate) fn measure(samples: usize, sample: Duration, op: impl FnMut()) -> Figure {
+    let t0 = Instant::now();
+    measure_on(move || t0.elapsed(), samples, sample, op)
+}
+
+/// Times `op` on the clock `now` (wall-clock or the thread's CPU time).
+pub(crate) fn measure_on(
+    now: impl Fn() -> Duration,
+    samples: usize,
+    sample: Duration,
+    mut op: impl FnMut(),
+) -> Figure {
     // Calibrate: how many calls fill one sample.
     let mut reps = 1u64;
     loop {
-        let t = Instant::now();
+        let t = now();
         for _ in 0..reps {
             op();
         }
-        let e = t.elapsed();
+        let e = now().saturating_sub(t);
         if e >= sample / 4 || reps >= 1 << 24 {
             let per = e.as_secs_f64() / reps as f64;
             reps = ((sample.as_secs_f64() / per.max(1e-9)) as u64).max(1);
@@ -156,11 +168,11 @@ fn measure(samples: usize, sample: Duration, mut op: impl FnMut()) -> Figure {
     }
     let mut v: Vec<f64> = (0..samples.max(1))
         .map(|_| {
-            let t = Instant::now();
+            let t = now();
             for _ in 0..reps {
                 op();
             }
-            t.elapsed().as_secs_f64() * 1e9 / reps as f64
+            now().saturating_sub(t).as_secs_f64() * 1e9 / reps as f64
         })
         .collect();
     v.sort_by(f64::total_cmp);

@@ -3,11 +3,13 @@
 //! - [`crypto`]: every cipher suite beside the CCM peers;
 //! - [`decrypt`]: capture decryption beside airdecap-ng and tshark;
 //! - [`discosec`]: DiscoSec key exchange and MACs beside OpenSSL;
+//! - [`icbc`]: seed 002's CCMP phases, standard and interleaved MAC;
 //! - [`lab`]: the lab simulator's own speed.
 
 pub mod crypto;
 pub mod decrypt;
 pub mod discosec;
+pub mod icbc;
 pub mod lab;
 #[cfg(target_os = "linux")]
 pub mod live;
@@ -28,6 +30,10 @@ pub enum BenchCommand {
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
     Discosec(discosec::DiscosecArgs),
+    /// Seed 002: CCMP-128 encryption time by phase (header work, MIC, CTR),
+    /// standard CBC-MAC vs the 2-way interleaved CBC-MAC, on the AES this
+    /// binary runs (scripts/soft-aes builds one without AES instructions)
+    Icbc(icbc::IcbcArgs),
     /// The lab simulator's speed on the saturation experiment: simulated
     /// seconds and events per wall-clock second for 1, 10 and 50 stations
     Lab(lab::LabBenchArgs),
@@ -48,6 +54,7 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
             Ok(())
         }
         BenchCommand::Lab(a) => lab::main(a),
+        BenchCommand::Icbc(a) => icbc::main(a),
         BenchCommand::Discosec(a) => discosec::main(a).map_err(|e| match e {
             discosec::Error::Usage(m) => Failure::Usage(m),
             discosec::Error::Runtime(e) => Failure::Runtime(e),

@@ -21,8 +21,9 @@
 
 mod clock;
 mod report;
+pub(crate) use clock::cpu_model;
 mod stats;
-mod workload;
+pub(crate) mod workload;
 
 pub use clock::Clock;
 pub use report::{render, PeerOut, Ratio, Report, Row, RunLoad, Seed002Row};
