@@ -20,10 +20,17 @@ pub struct AnalyzeArgs {
     /// The capture (pcap or pcapng, link type 105 or 127, optionally
     /// gzip-compressed).
     pub capture: PathBuf,
-    /// Print the analysis as JSON.
-    #[arg(long)]
+    /// Print the whole analysis as JSON (its `rows` are the table).
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the table as CSV (RFC 4180): the columns component, k,
+    /// packets, groups and delay_us, as the JSON's rows name them.
+    #[arg(long)]
+    pub csv: bool,
 }
+
+/// The columns of `--csv`: the fields of the JSON's rows.
+pub const CSV_COLUMNS: [&str; 5] = ["component", "k", "packets", "groups", "delay_us"];
 
 /// A packet timestamp in nanoseconds, from the interface's resolution.
 fn timestamp_ns(iface: &Interface, ts: u64) -> u64 {
@@ -139,6 +146,10 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         let s = serde_json::to_string_pretty(&analysis)
             .map_err(|e| Failure::Runtime(anyhow!("encoding the analysis: {e}")))?;
         crate::outln!("{s}");
+    } else if a.csv {
+        let s = crate::tabular::csv(&CSV_COLUMNS, &analysis.rows)
+            .map_err(|e| Failure::Runtime(anyhow!("encoding the table: {e}")))?;
+        crate::out!("{s}");
     } else {
         crate::out!("{}", analysis.to_text());
     }
