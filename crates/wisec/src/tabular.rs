@@ -59,28 +59,49 @@ fn flatten(path: String, v: &Value, out: &mut Vec<(String, Value)>) {
 
 /// `rows` as CSV with the columns `columns` (field names of each row's
 /// JSON form; an array or object field becomes one column per value,
-/// named by its JSON path, `name.0` or `name.key`, as the first row has
-/// them), CRLF line ends as RFC 4180 writes them.
+/// named by its JSON path, `name.0` or `name.key`, over every row: a row
+/// without a value there has an empty cell), CRLF line ends as RFC 4180
+/// writes them.
 pub fn csv<T: Serialize>(columns: &[&str], rows: &[T]) -> Result<String, serde_json::Error> {
-    let values: Vec<Value> = rows
+    let values: Vec<Vec<(String, Value)>> = rows
         .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()?;
-    let header: Vec<String> = match values.first() {
-        Some(v) => columns
-            .iter()
-            .flat_map(|c| cells(v, c).into_iter().map(|(n, _)| n))
-            .collect(),
-        None => columns.iter().map(|c| c.to_string()).collect(),
-    };
+        .map(|r| {
+            let v = serde_json::to_value(r)?;
+            Ok(columns.iter().flat_map(|c| cells(&v, c)).collect())
+        })
+        .collect::<Result<_, serde_json::Error>>()?;
+    // Every path, in the order first met; a null where other rows have
+    // nested values gives way to their paths.
+    let mut header: Vec<String> = Vec::new();
+    for c in columns {
+        for row in &values {
+            for (path, _) in row {
+                let of_c = path == c || path.starts_with(&format!("{c}."));
+                if of_c && !header.contains(path) {
+                    header.push(path.clone());
+                }
+            }
+        }
+        if !values.iter().any(|r| {
+            r.iter()
+                .any(|(p, _)| p == c || p.starts_with(&format!("{c}.")))
+        }) {
+            header.push(c.to_string());
+        }
+    }
+    let nested = |p: &String| header.iter().any(|q| q.starts_with(&format!("{p}.")));
+    let header: Vec<String> = header.iter().filter(|p| !nested(p)).cloned().collect();
     let mut out = header.join(",");
     out.push_str("\r\n");
-    for v in &values {
-        let mut line: Vec<String> = Vec::with_capacity(header.len());
-        for c in columns {
-            line.extend(cells(v, c).iter().map(|(_, x)| field(x)));
-        }
-        line.resize(header.len(), String::new());
+    for row in &values {
+        let line: Vec<String> = header
+            .iter()
+            .map(|h| {
+                row.iter()
+                    .find(|(p, _)| p == h)
+                    .map_or(String::new(), |(_, v)| field(v))
+            })
+            .collect();
         out.push_str(&line.join(","));
         out.push_str("\r\n");
     }
@@ -146,6 +167,32 @@ mod tests {
     struct A {
         n: u32,
         spread: [f64; 3],
+    }
+
+    #[derive(Serialize)]
+    struct S {
+        median: f64,
+    }
+
+    #[derive(Serialize)]
+    struct O {
+        id: u8,
+        s: Option<S>,
+    }
+
+    #[test]
+    fn a_missing_nested_value_is_an_empty_cell() {
+        let rows = [
+            O { id: 1, s: None },
+            O {
+                id: 2,
+                s: Some(S { median: 0.5 }),
+            },
+        ];
+        assert_eq!(
+            csv(&["id", "s"], &rows).unwrap(),
+            "id,s.median\r\n1,\r\n2,0.5\r\n"
+        );
     }
 
     #[test]
