@@ -717,16 +717,33 @@ pub fn analyze(frames: impl IntoIterator<Item = AirRecord>) -> Analysis {
 }
 
 impl Analysis {
-    /// The breakdown as text: Table 3's columns, then the totals.
+    /// The breakdown as an aligned table (Table 3's columns, the long
+    /// packets column last), then the totals.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        s.push_str("Component\tPackets\tDelay (µs)\n");
-        for r in &self.rows {
-            let name = match r.k {
+        let names: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| match r.k {
                 Some(k) => format!("{} (k={k}, {} groups, mean)", r.component.name(), r.groups),
                 None => format!("{} ({} groups)", r.component.name(), r.groups),
-            };
-            s.push_str(&format!("{name}\t{}\t{:.0}\n", r.packets, r.delay_us));
+            })
+            .collect();
+        let w = names
+            .iter()
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max("Component".len());
+        s.push_str(&format!(
+            "{:<w$}  {:>10}  Packets\n",
+            "Component", "Delay (µs)"
+        ));
+        for (name, r) in names.iter().zip(&self.rows) {
+            s.push_str(&format!(
+                "{name:<w$}  {:>10.0}  {}\n",
+                r.delay_us, r.packets
+            ));
         }
         s.push_str(&format!(
             "\n{} frames, {} exchange groups, {} retransmissions, {} RTS, {} CTS, {} Acks, {} BlockAcks, {} BlockAck groups, {} malformed\n",
@@ -886,9 +903,12 @@ mod tests {
         // The close's delay runs from the TCP ack group, across the
         // malformed frame.
         assert_eq!(a.rows[4].delay_us, 46.0);
-        assert!(a
-            .to_text()
-            .contains("TCP acks (k=2, 1 groups, mean)\tRTS/CTS, 2 TA, BA\t130"));
+        let text = a.to_text();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("TCP acks (k=2, 1 groups, mean) "))
+            .unwrap();
+        assert!(line.ends_with(" 130  RTS/CTS, 2 TA, BA"), "{text}");
     }
 
     #[test]
