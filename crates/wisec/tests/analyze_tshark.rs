@@ -166,6 +166,26 @@ fn analyze(capture: &Path) -> Value {
     serde_json::from_str(&ok(&["analyze", "--json", p(capture)])).unwrap()
 }
 
+/// tshark's dissection of `capture`, the analysis, and its frames, whose
+/// every label is checked against the dissection.
+#[allow(clippy::type_complexity)]
+fn labelled_as_tshark_reads(
+    capture: &Path,
+) -> (
+    BTreeMap<u64, Dissected>,
+    Value,
+    BTreeMap<u64, (String, String)>,
+) {
+    let t = dissect(capture);
+    let a = analyze(capture);
+    let ours = frames_of(&a);
+    assert_eq!(ours.len(), t.len());
+    for (n, d) in &t {
+        assert_eq!(ours[n].0, expected_label(d), "frame {n}: {d:?}");
+    }
+    (t, a, ours)
+}
+
 #[test]
 fn the_lab_overhead_transfer_is_handshake_data_and_close_as_tshark_reads_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -189,13 +209,7 @@ fn the_lab_overhead_transfer_is_handshake_data_and_close_as_tshark_reads_it() {
         .map(|e| e.unwrap().path())
         .find(|p| p.to_string_lossy().contains("-open-tcp-"))
         .expect("the open TCP trial's channel pcap");
-    let t = dissect(&pcap);
-    let a = analyze(&pcap);
-    let ours = frames_of(&a);
-    assert_eq!(ours.len(), t.len());
-    for (n, d) in &t {
-        assert_eq!(ours[n].0, expected_label(d), "frame {n}: {d:?}");
-    }
+    let (t, a, ours) = labelled_as_tshark_reads(&pcap);
     // The handshake from tshark: the SYN and SYN/ACK, and the client's
     // first pure ACK after the SYN/ACK (and its 802.11 retransmissions).
     let tcp: Vec<(u64, &Tcp)> = t
@@ -264,13 +278,7 @@ fn a_synth_capture_has_protected_and_management_rows_and_no_tcp() {
         "wisec",
         &["--stations", "3", "--frames", "20", "--retries"],
     );
-    let t = dissect(&cap);
-    let a = analyze(&cap);
-    let ours = frames_of(&a);
-    assert_eq!(ours.len(), t.len());
-    for (n, d) in &t {
-        assert_eq!(ours[n].0, expected_label(d), "frame {n}: {d:?}");
-    }
+    let (t, a, ours) = labelled_as_tshark_reads(&cap);
     // tshark reads no TCP in clear: no group is in a TCP component.
     assert!(t.values().all(|d| d.tcp.is_none()));
     let comps: BTreeSet<&str> = ours.values().map(|(_, c)| c.as_str()).collect();
