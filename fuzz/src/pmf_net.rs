@@ -78,6 +78,70 @@ impl Air {
         let v = if to_ap { &self.from_sta } else { &self.from_ap };
         (!v.is_empty()).then(|| v[k % v.len()].clone())
     }
+
+    /// Bounds the run: a chatty machine cannot make the input slow.
+    fn bound(&mut self) {
+        self.from_ap.truncate(4096);
+        self.from_sta.truncate(4096);
+    }
+}
+
+/// One AP and one station on the [`Air`]: what the medium's operations
+/// need of either network.
+trait Net {
+    fn air(&mut self) -> &mut Air;
+    fn to_ap(&mut self, f: &[u8]);
+    fn to_sta(&mut self, f: &[u8]);
+
+    fn deliver(&mut self, to_ap: bool, f: &[u8]) {
+        if to_ap {
+            self.to_ap(f)
+        } else {
+            self.to_sta(f)
+        }
+    }
+
+    /// Carries out `o` when it is the medium's (delivery, loss, replay,
+    /// mutation, injection); gives back the clock and user operations.
+    fn medium(&mut self, o: Op) -> Option<Op> {
+        match o {
+            Op::ApToSta => {
+                let air = self.air();
+                if let Some(f) = air.from_ap.get(air.next_ap).cloned() {
+                    air.next_ap += 1;
+                    self.to_sta(&f);
+                }
+            }
+            Op::StaToAp => {
+                let air = self.air();
+                if let Some(f) = air.from_sta.get(air.next_sta).cloned() {
+                    air.next_sta += 1;
+                    self.to_ap(&f);
+                }
+            }
+            Op::Drop(to_ap) => {
+                let air = self.air();
+                if to_ap {
+                    air.next_sta += 1;
+                } else {
+                    air.next_ap += 1;
+                }
+            }
+            Op::Replay(to_ap, k) => {
+                if let Some(f) = self.air().pick(to_ap, k) {
+                    self.deliver(to_ap, &f);
+                }
+            }
+            Op::Mutate(to_ap, k, flips) => {
+                if let Some(f) = self.air().pick(to_ap, k) {
+                    self.deliver(to_ap, &mutate(f, &flips));
+                }
+            }
+            Op::Inject(to_ap, f) => self.deliver(to_ap, &f),
+            o @ (Op::Wait(_) | Op::Act(_)) => return Some(o),
+        }
+        None
+    }
 }
 
 fn mutate(mut f: Vec<u8>, flips: &[(usize, u8)]) -> Vec<u8> {
@@ -142,27 +206,6 @@ impl PmfNet {
             air: Air::default(),
             ptks: HashSet::new(),
             rc: None,
-        }
-    }
-
-    fn to_ap(&mut self, f: &[u8]) {
-        let pdu = match self.ap.handle_rx(self.now, f) {
-            Ok(Rx::Eapol { pdu, .. }) => pdu.to_vec(),
-            _ => return,
-        };
-        if let Some(a) = self.auth.as_mut() {
-            let _ = a.handle_rx(hs(self.now), &pdu, &mut self.rng);
-        }
-    }
-
-    fn to_sta(&mut self, f: &[u8]) {
-        let pdu = match self.sta.handle_rx(self.now, f) {
-            Ok(Rx::Eapol { pdu, .. }) => pdu.to_vec(),
-            _ => return,
-        };
-        self.glue();
-        if let Some(s) = self.supp.as_mut() {
-            let _ = s.handle_rx(hs(self.now), &pdu, &mut self.rng);
         }
     }
 
@@ -271,58 +314,13 @@ impl PmfNet {
         while let Some(f) = self.sta.poll_transmit() {
             self.air.from_sta.push(f.to_vec());
         }
-        // Bound the run: a chatty machine cannot make the input slow.
-        self.air.from_ap.truncate(4096);
-        self.air.from_sta.truncate(4096);
+        self.air.bound();
     }
 
     fn step(&mut self, o: Op) {
-        match o {
-            Op::ApToSta => {
-                if let Some(f) = self.air.from_ap.get(self.air.next_ap).cloned() {
-                    self.air.next_ap += 1;
-                    self.to_sta(&f);
-                }
-            }
-            Op::StaToAp => {
-                if let Some(f) = self.air.from_sta.get(self.air.next_sta).cloned() {
-                    self.air.next_sta += 1;
-                    self.to_ap(&f);
-                }
-            }
-            Op::Drop(to_ap) => {
-                if to_ap {
-                    self.air.next_sta += 1;
-                } else {
-                    self.air.next_ap += 1;
-                }
-            }
-            Op::Replay(to_ap, k) | Op::Mutate(to_ap, k, _) if self.air.pick(to_ap, k).is_none() => {
-            }
-            Op::Replay(to_ap, k) => {
-                let f = self.air.pick(to_ap, k).unwrap_or_default();
-                if to_ap {
-                    self.to_ap(&f)
-                } else {
-                    self.to_sta(&f)
-                }
-            }
-            Op::Mutate(to_ap, k, flips) => {
-                let f = mutate(self.air.pick(to_ap, k).unwrap_or_default(), &flips);
-                if to_ap {
-                    self.to_ap(&f)
-                } else {
-                    self.to_sta(&f)
-                }
-            }
-            Op::Inject(to_ap, f) => {
-                if to_ap {
-                    self.to_ap(&f)
-                } else {
-                    self.to_sta(&f)
-                }
-            }
-            Op::Wait(ms) => {
+        match self.medium(o) {
+            None => {}
+            Some(Op::Wait(ms)) => {
                 self.now = self.now + Duration::from_millis(ms);
                 self.ap.handle_timeout(self.now);
                 self.sta.handle_timeout(self.now);
@@ -330,7 +328,7 @@ impl PmfNet {
                     let _ = a.handle_timeout(hs(self.now));
                 }
             }
-            Op::Act(a) => match a % 6 {
+            Some(Op::Act(a)) => match a % 6 {
                 0 => self.sta.connect(self.now, BSSID),
                 1 => {
                     let _ = self.sta.start_sa_query(self.now);
@@ -348,8 +346,36 @@ impl PmfNet {
                     let _ = self.ap.disassociate(STA, ReasonCode(8));
                 }
             },
+            Some(_) => {}
         }
         self.collect();
+    }
+}
+
+impl Net for PmfNet {
+    fn air(&mut self) -> &mut Air {
+        &mut self.air
+    }
+
+    fn to_ap(&mut self, f: &[u8]) {
+        let pdu = match self.ap.handle_rx(self.now, f) {
+            Ok(Rx::Eapol { pdu, .. }) => pdu.to_vec(),
+            _ => return,
+        };
+        if let Some(a) = self.auth.as_mut() {
+            let _ = a.handle_rx(hs(self.now), &pdu, &mut self.rng);
+        }
+    }
+
+    fn to_sta(&mut self, f: &[u8]) {
+        let pdu = match self.sta.handle_rx(self.now, f) {
+            Ok(Rx::Eapol { pdu, .. }) => pdu.to_vec(),
+            _ => return,
+        };
+        self.glue();
+        if let Some(s) = self.supp.as_mut() {
+            let _ = s.handle_rx(hs(self.now), &pdu, &mut self.rng);
+        }
     }
 }
 
@@ -445,7 +471,11 @@ struct DiscoNet {
     air: Air,
 }
 
-impl DiscoNet {
+impl Net for DiscoNet {
+    fn air(&mut self) -> &mut Air {
+        &mut self.air
+    }
+
     fn to_ap(&mut self, f: &[u8]) {
         let _ = self.ap.handle_rx(self.now, f);
         let _ = self.ap.open_data(self.now, f);
@@ -455,7 +485,9 @@ impl DiscoNet {
         let _ = self.sta.handle_rx(self.now, f);
         let _ = self.sta.open_data(f);
     }
+}
 
+impl DiscoNet {
     fn collect(&mut self) {
         while self.ap.poll_event().is_some() {}
         while self.sta.poll_event().is_some() {}
@@ -465,8 +497,7 @@ impl DiscoNet {
         while let Some(f) = self.sta.poll_transmit() {
             self.air.from_sta.push(f.to_vec());
         }
-        self.air.from_ap.truncate(4096);
-        self.air.from_sta.truncate(4096);
+        self.air.bound();
     }
 }
 
@@ -497,58 +528,14 @@ pub fn discosec(data: &[u8]) {
     let mut steps = 0;
     while !i.is_empty() && steps < 256 {
         steps += 1;
-        match op(&mut i) {
-            Op::ApToSta => {
-                if let Some(f) = n.air.from_ap.get(n.air.next_ap).cloned() {
-                    n.air.next_ap += 1;
-                    n.to_sta(&f);
-                }
-            }
-            Op::StaToAp => {
-                if let Some(f) = n.air.from_sta.get(n.air.next_sta).cloned() {
-                    n.air.next_sta += 1;
-                    n.to_ap(&f);
-                }
-            }
-            Op::Drop(to_ap) => {
-                if to_ap {
-                    n.air.next_sta += 1;
-                } else {
-                    n.air.next_ap += 1;
-                }
-            }
-            Op::Replay(to_ap, k) => {
-                if let Some(f) = n.air.pick(to_ap, k) {
-                    if to_ap {
-                        n.to_ap(&f)
-                    } else {
-                        n.to_sta(&f)
-                    }
-                }
-            }
-            Op::Mutate(to_ap, k, flips) => {
-                if let Some(f) = n.air.pick(to_ap, k) {
-                    let f = mutate(f, &flips);
-                    if to_ap {
-                        n.to_ap(&f)
-                    } else {
-                        n.to_sta(&f)
-                    }
-                }
-            }
-            Op::Inject(to_ap, f) => {
-                if to_ap {
-                    n.to_ap(&f)
-                } else {
-                    n.to_sta(&f)
-                }
-            }
-            Op::Wait(ms) => {
+        match n.medium(op(&mut i)) {
+            None => {}
+            Some(Op::Wait(ms)) => {
                 n.now = n.now + Duration::from_millis(ms * 8);
                 n.ap.handle_timeout(n.now);
                 n.sta.handle_timeout(n.now);
             }
-            Op::Act(a) => match a % 4 {
+            Some(Op::Act(a)) => match a % 4 {
                 0 => n.sta.connect(n.now, BSSID),
                 1 => {
                     let _ = n.sta.disconnect(ReasonCode(3));
@@ -558,6 +545,7 @@ pub fn discosec(data: &[u8]) {
                 }
                 _ => data_exchange(&mut n, i.u8()),
             },
+            Some(_) => {}
         }
         n.collect();
     }
@@ -566,14 +554,7 @@ pub fn discosec(data: &[u8]) {
 /// A data frame sealed by the station opens once at the AP (a second
 /// time is a replay), and the other way round.
 fn data_exchange(n: &mut DiscoNet, len: u8) {
-    let mut f = vec![0x08, 0x01, 0, 0];
-    f.extend_from_slice(&BSSID.0);
-    f.extend_from_slice(&STA.0);
-    f.extend_from_slice(&BSSID.0);
-    f.extend_from_slice(&[0, 0]);
-    f.extend(std::iter::repeat_n(0x5a, usize::from(len)));
-    let l = f.len();
-    f.resize(l + 64, 0);
+    let (mut f, l) = data_frame(true, 0x5a, len);
     if let Ok(m) = n.sta.seal_data(&mut f, l) {
         if n.ap.open_data(n.now, &f[..m]).is_ok() {
             assert!(
@@ -582,14 +563,7 @@ fn data_exchange(n: &mut DiscoNet, len: u8) {
             );
         }
     }
-    let mut d = vec![0x08, 0x02, 0, 0];
-    d.extend_from_slice(&STA.0);
-    d.extend_from_slice(&BSSID.0);
-    d.extend_from_slice(&BSSID.0);
-    d.extend_from_slice(&[0, 0]);
-    d.extend(std::iter::repeat_n(0xa5, usize::from(len)));
-    let l = d.len();
-    d.resize(l + 64, 0);
+    let (mut d, l) = data_frame(false, 0xa5, len);
     if let Ok(m) = n.ap.seal_data(STA, &mut d, l) {
         if n.sta.open_data(&d[..m]).is_ok() {
             assert!(
@@ -598,4 +572,24 @@ fn data_exchange(n: &mut DiscoNet, len: u8) {
             );
         }
     }
+}
+
+/// A Data frame between the station and the AP (To DS when `to_ap`, From
+/// DS otherwise) with `len` octets of `fill`, and 64 octets of room for
+/// DiscoSec's trailer: the buffer and the frame's length.
+fn data_frame(to_ap: bool, fill: u8, len: u8) -> (Vec<u8>, usize) {
+    let (flags, a1, a2) = if to_ap {
+        (0x01, BSSID, STA)
+    } else {
+        (0x02, STA, BSSID)
+    };
+    let mut f = vec![0x08, flags, 0, 0];
+    f.extend_from_slice(&a1.0);
+    f.extend_from_slice(&a2.0);
+    f.extend_from_slice(&BSSID.0);
+    f.extend_from_slice(&[0, 0]);
+    f.extend(std::iter::repeat_n(fill, usize::from(len)));
+    let l = f.len();
+    f.resize(l + 64, 0);
+    (f, l)
 }

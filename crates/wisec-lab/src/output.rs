@@ -358,6 +358,7 @@ pub fn run(exp: &dyn Experiment, settings: &RunSettings<'_>) -> Result<Outcome, 
         let mut env = TrialEnv::new(settings.calibration);
         env.observer = recorder.as_ref().map(Recorder::observer);
         env.interrupt.clone_from(&settings.interrupt);
+        env.tick = progress.within_trial(results.len(), &spec.label);
         // A live trial writes its capture as it runs: into a part file
         // renamed when the trial is done.
         let live_capture = match out {

@@ -1,8 +1,16 @@
 //! Progress of a run on standard error: a bar on a terminal, one line per
-//! trial otherwise (logs, CI), nothing when quiet.
+//! trial otherwise (logs, CI), nothing when quiet; within a long simulated
+//! trial, its virtual time.
 
+use crate::Time;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::cell::Cell;
 use std::io::IsTerminal;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// Without a terminal, a trial still running prints a line this often.
+pub const LINE_INTERVAL: Duration = Duration::from_secs(5);
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +59,42 @@ impl Progress {
         } else if self.lines {
             eprintln!("[{done}/{}] {what}", self.total);
         }
+    }
+
+    /// The progress within trial `index` (`label`) of a run, told the
+    /// virtual time as the simulation advances: the bar's message on a
+    /// terminal (twice a second at most), a line every
+    /// [`LINE_INTERVAL`] otherwise; `None` when quiet.
+    pub fn within_trial(&self, index: usize, label: &str) -> Option<Rc<dyn Fn(Time)>> {
+        if self.bar.is_none() && !self.lines {
+            return None;
+        }
+        let bar = self.bar.clone();
+        let total = self.total;
+        let label = label.to_string();
+        let start = Instant::now();
+        let last = Cell::new(start);
+        let every = if bar.is_some() {
+            Duration::from_millis(500)
+        } else {
+            LINE_INTERVAL
+        };
+        Some(Rc::new(move |now: Time| {
+            if last.get().elapsed() < every {
+                return;
+            }
+            last.set(Instant::now());
+            let msg = format!(
+                "trial {}/{total} ({label}): {:.1} virtual s simulated in {:.0} s",
+                index + 1,
+                now.as_secs_f64(),
+                start.elapsed().as_secs_f64()
+            );
+            match &bar {
+                Some(b) => b.set_message(msg),
+                None => eprintln!("{msg}"),
+            }
+        }))
     }
 
     /// Prints a message without breaking the bar.

@@ -528,7 +528,15 @@ pub struct Simulator {
     links: Vec<Link>,
     started: bool,
     processed: u64,
+    tick: Option<Tick>,
 }
+
+/// Called every [`TICK_EVENTS`] events with the virtual time: how a long
+/// run shows its progress.
+pub type Tick = Box<dyn FnMut(Time)>;
+
+/// Events between two calls of the [`Tick`].
+pub const TICK_EVENTS: u64 = 1 << 14;
 
 impl core::fmt::Debug for Simulator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -557,6 +565,7 @@ impl Simulator {
             links: Vec::new(),
             started: false,
             processed: 0,
+            tick: None,
         }
     }
 
@@ -789,7 +798,18 @@ impl Simulator {
         self.now = self.now.max(e.at);
         self.processed += 1;
         self.dispatch(e.ev);
+        if self.processed % TICK_EVENTS == 0 {
+            if let Some(t) = self.tick.as_mut() {
+                t(self.now);
+            }
+        }
         true
+    }
+
+    /// Calls `f` with the virtual time every [`TICK_EVENTS`] events (a
+    /// progress display; it must not touch the simulation).
+    pub fn set_tick(&mut self, f: Tick) {
+        self.tick = Some(f);
     }
 
     /// Runs every event up to and including `until`, then sets the clock to

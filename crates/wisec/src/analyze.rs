@@ -12,7 +12,7 @@ use crate::decrypt::link::{self, FcsMode, Unusable};
 use crate::error::Failure;
 use anyhow::anyhow;
 use std::path::{Path, PathBuf};
-use wisec_lab::analyze::{analyze, AirRecord, Analysis, MALFORMED_LISTED};
+use wisec_lab::analyze::{Analysis, Analyzer, MALFORMED_LISTED};
 
 /// Arguments of `wisec analyze`.
 #[derive(Debug, clap::Args)]
@@ -20,10 +20,17 @@ pub struct AnalyzeArgs {
     /// The capture (pcap or pcapng, link type 105 or 127, optionally
     /// gzip-compressed).
     pub capture: PathBuf,
-    /// Print the analysis as JSON.
-    #[arg(long)]
+    /// Print the whole analysis as JSON (its `rows` are the table).
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the table as CSV (RFC 4180): the columns component, k,
+    /// packets, groups and delay_us, as the JSON's rows name them.
+    #[arg(long)]
+    pub csv: bool,
 }
+
+/// The columns of `--csv`: the fields of the JSON's rows.
+pub const CSV_COLUMNS: [&str; 5] = ["component", "k", "packets", "groups", "delay_us"];
 
 /// A packet timestamp in nanoseconds, from the interface's resolution.
 fn timestamp_ns(iface: &Interface, ts: u64) -> u64 {
@@ -50,15 +57,14 @@ fn why(u: Unusable) -> &'static str {
     }
 }
 
-/// Reads `path` and analyses its frames. Packets that cannot be read are
+/// Reads `path` and analyses its frames as they stream past, in memory
+/// that does not grow with the capture. Packets that cannot be read are
 /// listed in [`Analysis::malformed`]; a capture that ends in the middle of
 /// a record is analysed up to there, with the defect listed too.
 pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
     let mut reader = CaptureReader::open(path)?;
     let mut ifaces: Vec<Interface> = Vec::new();
-    let mut recs: Vec<AirRecord> = Vec::new();
-    // Unreadable packets: counted, the first of each reason listed.
-    let mut bad = Analysis::default();
+    let mut z = Analyzer::new();
     let mut number = 0u64;
     let mut use_tsft: Option<bool> = None;
     loop {
@@ -66,7 +72,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
-                bad.note_malformed(number + 1, e.to_string());
+                z.note_malformed(number + 1, e.to_string());
                 break;
             }
         };
@@ -76,6 +82,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
                 continue;
             }
             Record::Interface(i) => {
+                // Bounded: the reader refuses more than MAX_INTERFACES a section.
                 ifaces.push(i);
                 continue;
             }
@@ -83,7 +90,10 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
         };
         number += 1;
         let Some(iface) = ifaces.get(p.interface as usize) else {
-            bad.note_malformed(number, format!("no interface {}", p.interface));
+            z.note_malformed(
+                number,
+                "refers to an interface no interface description block describes".into(),
+            );
             continue;
         };
         // Radiotap padding out (the analysis reads the MPDU).
@@ -93,7 +103,7 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
         let framing = match link::locate_unpadded(iface, FcsMode::Auto, &p.data) {
             Ok(f) => f,
             Err(u) => {
-                bad.note_malformed(number, why(u).to_string());
+                z.note_malformed(number, why(u).to_string());
                 continue;
             }
         };
@@ -106,16 +116,9 @@ pub fn analyze_file(path: &Path) -> anyhow::Result<Analysis> {
             (true, Some(us)) => us.saturating_mul(1000),
             _ => timestamp_ns(iface, p.timestamp),
         };
-        recs.push(AirRecord {
-            number,
-            time_ns,
-            mpdu: link::mpdu(&p.data, &framing).to_vec(),
-        });
+        z.push(number, time_ns, link::mpdu(&p.data, &framing));
     }
-    let mut a = analyze(recs);
-    a.frames += bad.malformed_total();
-    a.merge_malformed(bad);
-    Ok(a)
+    Ok(z.finish())
 }
 
 /// Runs `wisec analyze`.
@@ -133,7 +136,7 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
             );
         }
     }
-    if analysis.groups.is_empty() {
+    if analysis.groups_total == 0 {
         return Err(Failure::Runtime(anyhow!(
             "{name}: no 802.11 frame exchange found ({} packets)",
             analysis.frames
@@ -143,6 +146,10 @@ pub fn run(a: AnalyzeArgs) -> Result<(), Failure> {
         let s = serde_json::to_string_pretty(&analysis)
             .map_err(|e| Failure::Runtime(anyhow!("encoding the analysis: {e}")))?;
         crate::outln!("{s}");
+    } else if a.csv {
+        let s = crate::tabular::csv(&CSV_COLUMNS, &analysis.rows)
+            .map_err(|e| Failure::Runtime(anyhow!("encoding the table: {e}")))?;
+        crate::out!("{s}");
     } else {
         crate::out!("{}", analysis.to_text());
     }

@@ -21,3 +21,4 @@ pub mod outfile;
 pub mod sample;
 pub mod session;
 pub mod synth;
+pub mod tabular;

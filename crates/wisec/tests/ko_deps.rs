@@ -822,3 +822,19 @@ fn truncated_and_mutated_modules_never_panic() {
         "{accepted} accepted, {rejected} refused"
     );
 }
+
+#[test]
+fn csv_tables_are_the_json_tables() {
+    let file = module("ath9k");
+    let j = ko_deps_json(&[s(file)]);
+    for (table, field) in [
+        ("providers", "providers"),
+        ("undefined", "undefined"),
+        ("params", "params"),
+    ] {
+        let csv = common::ok(&["ko-deps", s(file), "--csv", table]);
+        let rows = j[field].as_array().unwrap();
+        assert!(!rows.is_empty(), "{table}");
+        common::csv::compare(&csv, rows, None);
+    }
+}

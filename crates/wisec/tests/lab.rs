@@ -528,6 +528,86 @@ fn ctrl_c_stops_after_the_current_trial_and_leaves_a_consistent_output() {
     );
 }
 
+/// A long trial shows its progress (virtual time) while it runs; the first
+/// Ctrl-C says the current trial will be finished, the second stops at
+/// once (exit 130) without waiting for it.
+#[test]
+fn a_long_trial_shows_progress_and_ctrl_c_says_what_it_does() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("long");
+    // 50 saturated stations for 300 virtual seconds: about a minute of
+    // simulation, stopped long before.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .args([
+            "lab",
+            "run",
+            "saturation",
+            "--set",
+            "params.stations=[50]",
+            "--seconds",
+            "300",
+            "--trials",
+            "1",
+            "--calibration",
+            "nominal",
+            "--no-plots",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for = |what: &str, limit: Duration| -> String {
+        let start = Instant::now();
+        loop {
+            let left = limit.saturating_sub(start.elapsed());
+            match rx.recv_timeout(left) {
+                Ok(l) if l.contains(what) => return l,
+                Ok(_) => {}
+                Err(e) => panic!("no line with {what:?}: {e}"),
+            }
+        }
+    };
+    let sigint = |pid: u32| {
+        let k = Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(k.success());
+    };
+    // Within the first trial: its virtual time, every 5 s without a
+    // terminal.
+    let line = wait_for("virtual s simulated", Duration::from_secs(60));
+    assert!(line.starts_with("trial 1/2 (basic-n050-t00): "), "{line}");
+    sigint(child.id());
+    wait_for("finishing the current trial", Duration::from_secs(10));
+    let again = Instant::now();
+    sigint(child.id());
+    wait_for("interrupted again; stopping now", Duration::from_secs(10));
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    // It did not wait for the trial (tens of seconds more).
+    assert!(again.elapsed() < Duration::from_secs(10));
+    reader.join().unwrap();
+    // No trial completed, none half-written.
+    let trials = out.join("trials");
+    let written = std::fs::read_dir(&trials).map_or(0, |d| d.count());
+    assert_eq!(written, 0, "{trials:?}");
+}
+
 /// The shorthands either map to the experiment's own parameter or are
 /// refused (exit 2) naming the parameter to set instead.
 #[test]

@@ -435,6 +435,7 @@ and joins again).",
         let rate = Rate::from_mbps(self.rate).ok_or_else(bad)?;
         let cal = Rc::new(env.calibration.clone());
         let mut sim = Simulator::new(spec.seed);
+        env.watch(&mut sim);
         let channel = sim.add_channel(PhyProfile::g());
         let mut apn = ApNode::new(
             sec,

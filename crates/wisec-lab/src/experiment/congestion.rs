@@ -225,6 +225,9 @@ pub fn run_once(
 ) -> CongestionOutcome {
     let cal = Rc::new(cal.clone());
     let mut sim = Simulator::new(seed);
+    if let Some(e) = env {
+        e.watch(&mut sim);
+    }
     let channel = sim.add_channel(PhyProfile::n(HtParams::default()));
     let rate = Rate::ht(mcs);
     let ap = sim.add_node(ApNode::new(

@@ -561,6 +561,9 @@ pub struct TrialEnv<'a> {
     /// Set when the run is interrupted: a live trial stops its programs and
     /// returns [`ExperimentError::interrupted`].
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Told the virtual time now and then while a simulated trial runs
+    /// (see [`TrialEnv::watch`]): the progress within a trial.
+    pub tick: Option<Rc<dyn Fn(crate::Time)>>,
 }
 
 impl fmt::Debug for TrialEnv<'_> {
@@ -583,6 +586,7 @@ impl<'a> TrialEnv<'a> {
             capture_file: None,
             work_dir: None,
             interrupt: None,
+            tick: None,
         }
     }
 
@@ -598,6 +602,16 @@ impl<'a> TrialEnv<'a> {
         if let Some(o) = &self.observer {
             let o = Rc::clone(o);
             sim.set_observer(channel, Box::new(move |f| (o.borrow_mut())(f)));
+        }
+        self.watch(sim);
+    }
+
+    /// Shows the progress of `sim`'s virtual time while the trial runs
+    /// (done by [`TrialEnv::observe`] too).
+    pub fn watch(&self, sim: &mut Simulator) {
+        if let Some(t) = &self.tick {
+            let t = Rc::clone(t);
+            sim.set_tick(Box::new(move |now| t(now)));
         }
     }
 }

@@ -69,10 +69,31 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = |s: &str| crate::cli::num::int(s, 1usize, 62))]
     tokens: usize,
-    /// Print the report as JSON
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: crate::tabular::TableFormat,
 }
+
+/// The columns of `--csv`: the JSON's fields but the timeline (nested
+/// ones by their path, `attacker.sent`).
+pub const CSV_COLUMNS: [&str; 17] = [
+    "attack",
+    "protection",
+    "stations",
+    "rate",
+    "duration_s",
+    "seed",
+    "token_protection",
+    "tokens_per_interval",
+    "keys",
+    "associated_before",
+    "associated_end",
+    "disconnections",
+    "stations_disconnected",
+    "forced_reassociations",
+    "attacker",
+    "ap",
+    "late_station",
+];
 
 /// What went wrong.
 #[derive(Debug)]
@@ -122,7 +143,11 @@ pub fn main(c: AttackCommand) -> Result<(), Error> {
         tokens_per_interval: a.tokens,
     };
     let r = run(&s);
-    if a.json {
+    if a.out.csv {
+        let c = crate::tabular::csv(&CSV_COLUMNS, std::slice::from_ref(&r))
+            .map_err(|e| Error::Runtime(e.into()))?;
+        crate::out!("{c}");
+    } else if a.out.json {
         let j = serde_json::to_string_pretty(&r).map_err(|e| Error::Runtime(e.into()))?;
         crate::outln!("{j}");
     } else {

@@ -46,10 +46,24 @@ pub struct DecryptBenchArgs {
     /// Keep the capture and the outputs in DIR
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
-    /// Print the report as JSON
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: crate::tabular::TableFormat,
 }
+
+/// The columns of `--csv`: the fields of the JSON's results.
+pub const CSV_COLUMNS: [&str; 11] = [
+    "name",
+    "seconds",
+    "seconds_min",
+    "seconds_max",
+    "frames_per_s",
+    "decrypted",
+    "expected",
+    "wisec_speedup",
+    "wisec_speedup_min",
+    "wisec_speedup_max",
+    "does",
+];
 
 /// One decrypter's figures.
 #[derive(Debug, Clone, Serialize)]
@@ -312,10 +326,12 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
 }
 
 /// Prints a report.
-pub fn print(r: &DecryptBenchReport, json: bool) {
-    if json {
-        crate::outln!("{}", serde_json::to_string_pretty(r).unwrap_or_default());
-        return;
+pub fn print(
+    r: &DecryptBenchReport,
+    out: crate::tabular::TableFormat,
+) -> Result<(), crate::error::Failure> {
+    if let Some(done) = crate::tabular::print(out, r, &CSV_COLUMNS, &r.results) {
+        return done;
     }
     let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
     crate::outln!(
@@ -355,11 +371,12 @@ pub fn print(r: &DecryptBenchReport, json: bool) {
     for m in &r.results {
         crate::outln!("  {}: {}", m.name, m.does);
     }
+    Ok(())
 }
 
 impl DecryptBenchArgs {
-    /// True when the report goes out as JSON.
-    pub fn json(&self) -> bool {
-        self.json
+    /// How the report goes out.
+    pub fn format(&self) -> crate::tabular::TableFormat {
+        self.out
     }
 }

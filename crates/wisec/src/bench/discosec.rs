@@ -54,9 +54,45 @@ pub struct DiscosecArgs {
     #[arg(long, value_name = "N,...", value_delimiter = ',')]
     sizes: Vec<usize>,
     /// Print the report as JSON
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
+    /// Print one table as CSV (RFC 4180), its columns named as the JSON's
+    /// fields (a figure's median_ns, min_ns, ... as ap.median_ns):
+    /// key-exchange or mac
+    #[arg(long, value_name = "TABLE")]
+    csv: Option<CsvTable>,
 }
+
+/// The tables of `--csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CsvTable {
+    /// Key exchange per curve (the JSON's key_exchange).
+    KeyExchange,
+    /// MAC time per frame size (the JSON's mac).
+    Mac,
+}
+
+/// The columns of `--csv key-exchange`.
+pub const KEY_EXCHANGE_COLUMNS: [&str; 9] = [
+    "curve",
+    "ap",
+    "ap_cached",
+    "sta",
+    "sta_cached",
+    "openssl_keygen",
+    "openssl_ecdh",
+    "openssl_sha256",
+    "ap_vs_openssl",
+];
+/// The columns of `--csv mac`.
+pub const MAC_COLUMNS: [&str; 6] = [
+    "frame_len",
+    "fast_auth",
+    "full_auth",
+    "openssl_cmac_block",
+    "openssl_cmac_frame",
+    "full_vs_openssl",
+];
 
 /// What went wrong.
 #[derive(Debug)]
@@ -451,7 +487,16 @@ pub fn main(a: DiscosecArgs) -> Result<(), Error> {
         ));
     }
     let r = bench(samples, sample, &sizes).map_err(Error::Runtime)?;
-    if a.json {
+    let csv = match a.csv {
+        Some(CsvTable::KeyExchange) => {
+            Some(crate::tabular::csv(&KEY_EXCHANGE_COLUMNS, &r.key_exchange))
+        }
+        Some(CsvTable::Mac) => Some(crate::tabular::csv(&MAC_COLUMNS, &r.mac)),
+        None => None,
+    };
+    if let Some(c) = csv {
+        crate::out!("{}", c.map_err(|e| Error::Runtime(e.into()))?);
+    } else if a.json {
         let j = serde_json::to_string_pretty(&r).map_err(|e| Error::Runtime(e.into()))?;
         crate::outln!("{j}");
     } else {

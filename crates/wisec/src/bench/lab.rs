@@ -35,10 +35,21 @@ pub struct LabBenchArgs {
     /// A run of about a second, for smoke tests
     #[arg(long)]
     quick: bool,
-    /// Print the report as JSON
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: crate::tabular::TableFormat,
 }
+
+/// The columns of `--csv`: the fields of the JSON's points.
+pub const CSV_COLUMNS: [&str; 8] = [
+    "stations",
+    "access",
+    "sim_seconds",
+    "events",
+    "wall_s",
+    "sim_per_wall",
+    "events_per_s",
+    "sim_mbps",
+];
 
 /// One point: a station count.
 #[derive(Debug, Clone, Serialize)]
@@ -208,13 +219,10 @@ pub fn render(r: &Report) -> String {
 /// `wisec bench lab`.
 pub fn main(a: LabBenchArgs) -> Result<(), crate::error::Failure> {
     let r = run(&a).map_err(crate::error::Failure::Usage)?;
-    if a.json {
-        let text = serde_json::to_string_pretty(&r)
-            .map_err(|e| crate::error::Failure::Runtime(e.into()))?;
-        crate::outln!("{text}");
-    } else {
-        print!("{}", render(&r));
+    if let Some(done) = crate::tabular::print(a.out, &r, &CSV_COLUMNS, &r.points) {
+        return done;
     }
+    crate::out!("{}", render(&r));
     Ok(())
 }
 

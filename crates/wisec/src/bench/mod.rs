@@ -48,10 +48,9 @@ pub fn run(cmd: BenchCommand) -> Result<(), Failure> {
     match cmd {
         BenchCommand::Crypto(a) => crypto::crypto(a),
         BenchCommand::Decrypt(a) => {
-            let json = a.json();
+            let out = a.format();
             let r = decrypt::run(a)?;
-            decrypt::print(&r, json);
-            Ok(())
+            decrypt::print(&r, out)
         }
         BenchCommand::Lab(a) => lab::main(a),
         BenchCommand::Icbc(a) => icbc::main(a),

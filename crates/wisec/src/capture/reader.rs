@@ -50,6 +50,10 @@ enum State {
     Done,
 }
 
+/// Interface description blocks one pcapng section may hold (the reader
+/// keeps them all, so their number is bounded).
+pub const MAX_INTERFACES: usize = 65_536;
+
 /// Reads pcap or pcapng, plain or gzip-compressed, one record at a time.
 pub struct CaptureReader {
     file: String,
@@ -672,6 +676,15 @@ impl CaptureReader {
             pcapng::IDB => {
                 let iface = pcapng::parse_idb(order, body)
                     .map_err(|m| self.err(at, format!("{name}: {m}")))?;
+                if self.interfaces.len() >= MAX_INTERFACES {
+                    // A bound on what a section makes the reader hold.
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "{name}: more than {MAX_INTERFACES} interface description blocks in one section"
+                        ),
+                    ));
+                }
                 self.interfaces.push(iface.clone());
                 self.queue.push_back(Record::Interface(iface));
             }

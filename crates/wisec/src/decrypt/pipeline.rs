@@ -94,18 +94,29 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// A map for per-frame counters that remembers the entry it returned
 /// last: consecutive frames mostly belong to the same link and key.
+///
+/// It holds at most `cap` entries, so that a capture of any number of
+/// distinct transmitters is read in bounded memory: past that, a new key
+/// goes to the `spill` entry when there is one, else the map starts
+/// afresh (counted in `resets`).
 struct Memo<K, V> {
     index: FastMap<K, usize>,
     items: Vec<(K, V)>,
     last: usize,
+    cap: usize,
+    spill: Option<K>,
+    resets: u64,
 }
 
-impl<K, V> Default for Memo<K, V> {
-    fn default() -> Self {
+impl<K, V> Memo<K, V> {
+    fn new(cap: usize, spill: Option<K>) -> Self {
         Memo {
             index: FastMap::default(),
             items: Vec::new(),
             last: usize::MAX,
+            cap,
+            spill,
+            resets: 0,
         }
     }
 }
@@ -115,6 +126,19 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
     fn get(&mut self, k: K) -> &mut V {
         let hit = matches!(self.items.get(self.last), Some((lk, _)) if *lk == k);
         if !hit {
+            let k = match self.index.get(&k) {
+                Some(_) => k,
+                None if self.items.len() < self.cap => k,
+                None => match self.spill {
+                    Some(s) => s,
+                    None => {
+                        self.index.clear();
+                        self.items.clear();
+                        self.resets += 1;
+                        k
+                    }
+                },
+            };
             let items = &mut self.items;
             self.last = *self.index.entry(k).or_insert_with(|| {
                 items.push((k, V::default()));
@@ -128,6 +152,20 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
         self.items
     }
 }
+
+/// Links (BSS, station) counted apart; the frames of any more are counted
+/// under [`SPILL_LINK`].
+const MAX_LINKS: usize = 4096;
+/// The entry of the links past [`MAX_LINKS`]: no link has a broadcast
+/// BSSID and a broadcast station.
+const SPILL_LINK: (MacAddr, Option<MacAddr>) = (MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
+/// The name of [`SPILL_LINK`] in the summary.
+pub const SPILL_LINK_NAME: &str = "other links";
+/// Replay states (key, transmitter) kept at once: past that, every
+/// state starts afresh (see [`DecryptSummary::replay_state_resets`]).
+const MAX_RX_STATES: usize = 1 << 16;
+/// Key lookups cached at once (a cache: emptied when full).
+const MAX_CACHED_QUERIES: usize = 4096;
 
 /// The statistics of a suite (a handful of names: a list is fastest).
 fn suite_stats<'a>(
@@ -644,8 +682,13 @@ pub struct DecryptSummary {
     /// or the first suite tried.
     pub suites: BTreeMap<String, SuiteStats>,
     /// Per BSS and station (`"BSSID STA"`, or `"BSSID group"` for group
-    /// addressed frames).
+    /// addressed frames); past 4,096 links, the frames of the others
+    /// under `"other links"`.
     pub links: BTreeMap<String, LinkSummary>,
+    /// Times the replay states of every (key, transmitter) were forgotten
+    /// because more than 65,536 were held at once (a flood of
+    /// transmitters): replays across such a reset are not recognised.
+    pub replay_state_resets: u64,
 }
 
 /// Did the TKIP header's WEP Seed octet match TSC1 (12.5.2.2)? A hint, not
@@ -968,8 +1011,8 @@ impl Decrypter {
             cfg,
             s: DecryptSummary::default(),
             suites: Vec::new(),
-            counters: Memo::default(),
-            links: Memo::default(),
+            counters: Memo::new(MAX_RX_STATES, None),
+            links: Memo::new(MAX_LINKS, Some(SPILL_LINK)),
             buf: Vec::with_capacity(4096),
             eth: Vec::with_capacity(4096),
             cache: FastMap::default(),
@@ -1029,6 +1072,9 @@ impl Decrypter {
         } else {
             None
         };
+        if self.cache.len() >= MAX_CACHED_QUERIES {
+            self.cache.clear();
+        }
         self.cache.insert(key, c);
         self.cache_last = Some((key, c));
         c
@@ -1759,8 +1805,10 @@ impl Decrypter {
         if eth {
             s.not_written += s.unchanged;
         }
+        s.replay_state_resets = d.counters.resets;
         for ((bssid, sta), acc) in d.links.into_items() {
             let name = match sta {
+                _ if (bssid, sta) == SPILL_LINK => SPILL_LINK_NAME.to_string(),
                 Some(st) => format!("{bssid} {st}"),
                 None => format!("{bssid} group"),
             };

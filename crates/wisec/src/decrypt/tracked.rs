@@ -10,6 +10,11 @@ use wisec_crypto::tkip::DangerTkipTkOnly;
 use wisec_proto::tracker::{Event, KeyHandle, LinkStats, Tracker};
 use wisec_wire::MacAddr;
 
+/// Links whose rejections are kept before those of links the tracker
+/// forgot are dropped: twice the tracker's default link limit, so that
+/// dropping is rare and memory stays bounded.
+const MAX_REJECTED_LINKS: usize = 2 * 16_384;
+
 /// Tracker keys live above this bit so they never meet typed keys' IDs.
 const TRACKED: u32 = 1 << 31;
 
@@ -194,6 +199,14 @@ impl TrackedKeys {
                         .or_default()
                         .entry(format!("{}: {}", message.name(), reason.reason()))
                         .or_default() += 1;
+                    if self.rejections.len() > MAX_REJECTED_LINKS {
+                        // Only the links the tracker still follows are
+                        // reported: forget the others' rejections (the
+                        // tracker's own limit keeps it bounded).
+                        let live: std::collections::HashSet<(MacAddr, MacAddr)> =
+                            self.tracker.links().map(|(a, s, _)| (a, s)).collect();
+                        self.rejections.retain(|k, _| live.contains(k));
+                    }
                 }
             }
         }

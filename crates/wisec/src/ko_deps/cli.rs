@@ -59,8 +59,13 @@ pub struct KoDepsArgs {
     #[arg(long, value_name = "FILE")]
     pub symvers: Option<PathBuf>,
     /// Print the report as JSON
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print one table as CSV (RFC 4180), its columns named as the JSON's
+    /// fields: providers (undefined symbols per provider), undefined
+    /// (every undefined symbol) or params (the module's parameters)
+    #[arg(long, value_name = "TABLE")]
+    pub csv: Option<CsvTable>,
     /// Also list every undefined and global symbol, alias, firmware file
     /// and export
     #[arg(long)]
@@ -79,9 +84,9 @@ pub struct KoDepsArgs {
 /// Runs `wisec ko-deps`.
 pub fn run(a: KoDepsArgs) -> Result<(), Failure> {
     let dot_stdout = a.dot.as_deref() == Some(Path::new("-"));
-    if dot_stdout && a.json {
+    if dot_stdout && (a.json || a.csv.is_some()) {
         return Err(Failure::Usage(
-            "--dot - and --json both write to standard output; give --dot a file".into(),
+            "--dot - and --json or --csv both write to standard output; give --dot a file".into(),
         ));
     }
     if a.png.as_deref() == Some(Path::new("-")) {
@@ -157,11 +162,52 @@ pub fn run(a: KoDepsArgs) -> Result<(), Failure> {
     if dot_stdout {
         return Ok(());
     }
-    print_report(&report, a.json, a.symbols)
+    print_report(&report, a.json, a.csv, a.symbols)
 }
 
-fn print_report(report: &Report, json: bool, symbols: bool) -> Result<(), Failure> {
-    let text = if json {
+/// The tables of `--csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CsvTable {
+    /// Undefined symbols per provider (the JSON's providers).
+    Providers,
+    /// Every undefined symbol (the JSON's undefined).
+    Undefined,
+    /// The module's parameters (the JSON's params).
+    Params,
+}
+
+/// The columns of `--csv providers`.
+const PROVIDER_COLUMNS: [&str; 7] = [
+    "provider",
+    "group",
+    "functions",
+    "data",
+    "unknown",
+    "total",
+    "gpl_only",
+];
+/// The columns of `--csv undefined`.
+const UNDEFINED_COLUMNS: [&str; 7] = [
+    "name", "provider", "group", "kind", "gpl_only", "area", "weak",
+];
+/// The columns of `--csv params`.
+const PARAM_COLUMNS: [&str; 3] = ["name", "type", "description"];
+
+fn print_report(
+    report: &Report,
+    json: bool,
+    csv: Option<CsvTable>,
+    symbols: bool,
+) -> Result<(), Failure> {
+    let enc = |e: serde_json::Error| Failure::Runtime(anyhow!("encoding the report: {e}"));
+    let text = if let Some(t) = csv {
+        match t {
+            CsvTable::Providers => crate::tabular::csv(&PROVIDER_COLUMNS, &report.providers),
+            CsvTable::Undefined => crate::tabular::csv(&UNDEFINED_COLUMNS, &report.undefined),
+            CsvTable::Params => crate::tabular::csv(&PARAM_COLUMNS, &report.params),
+        }
+        .map_err(enc)?
+    } else if json {
         let mut s = serde_json::to_string_pretty(report)
             .map_err(|e| Failure::Runtime(anyhow!("encoding the report: {e}")))?;
         s.push('\n');

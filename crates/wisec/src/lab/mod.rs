@@ -51,7 +51,7 @@ pub struct LabArgs {
 #[derive(Debug, Subcommand)]
 enum LabCommand {
     /// List the built-in experiments and their scenarios
-    List,
+    List(crate::tabular::TableFormat),
     /// Run a built-in experiment or a scenario file
     #[command(after_help = RUN_EXAMPLES)]
     Run(RunArgs),
@@ -182,22 +182,60 @@ struct RunArgs {
     bare: Option<String>,
 }
 
+/// One experiment of `wisec lab list`.
+#[derive(Debug, serde::Serialize)]
+struct ListRow {
+    /// Its name for `wisec lab run`.
+    name: &'static str,
+    /// What it runs.
+    summary: &'static str,
+    /// Its built-in scenario file.
+    scenario: Option<&'static str>,
+    /// "simulated", "simulated or live" (with --live) or "live only".
+    runs: &'static str,
+}
+
+/// The columns of `wisec lab list --csv`, the fields of its JSON.
+const LIST_COLUMNS: [&str; 4] = ["name", "summary", "scenario", "runs"];
+
 /// Runs `wisec lab`.
 pub fn run(a: LabArgs) -> Result<(), Failure> {
     match a.command {
-        LabCommand::List => {
+        LabCommand::List(f) => {
+            let rows: Vec<ListRow> = experiment::EXPERIMENTS
+                .iter()
+                .map(|e| ListRow {
+                    name: e.name,
+                    summary: e.summary,
+                    scenario: scenario::builtin(e.name).map(|b| b.path),
+                    runs: if experiment::live_only(e.name) {
+                        "live only"
+                    } else if experiment::not_live(e.name).is_none() {
+                        "simulated or live"
+                    } else {
+                        "simulated"
+                    },
+                })
+                .collect();
+            let enc = |e: serde_json::Error| Failure::Runtime(anyhow::anyhow!("encoding: {e}"));
+            if f.json {
+                crate::outln!("{}", serde_json::to_string_pretty(&rows).map_err(enc)?);
+                return Ok(());
+            }
+            if f.csv {
+                let s = crate::tabular::csv(&LIST_COLUMNS, &rows).map_err(enc)?;
+                crate::out!("{s}");
+                return Ok(());
+            }
             crate::outln!("Built-in experiments ('wisec lab run NAME'):");
-            for e in experiment::EXPERIMENTS {
-                let file =
-                    scenario::builtin(e.name).map_or(String::new(), |b| format!(" [{}]", b.path));
-                let live = if experiment::live_only(e.name) {
-                    " (live only)"
-                } else if experiment::not_live(e.name).is_none() {
-                    " (also --live)"
-                } else {
-                    ""
+            for r in &rows {
+                let file = r.scenario.map_or(String::new(), |p| format!(" [{p}]"));
+                let live = match r.runs {
+                    "live only" => " (live only)",
+                    "simulated or live" => " (also --live)",
+                    _ => "",
                 };
-                crate::outln!("  {:<12} {}{file}{live}", e.name, e.summary);
+                crate::outln!("  {:<12} {}{file}{live}", r.name, r.summary);
             }
             Ok(())
         }

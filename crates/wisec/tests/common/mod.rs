@@ -111,3 +111,100 @@ pub fn synth_capture(dir: &Path, name: &str, pass: &str, ssid: &str, extra: &[&s
     ok(&a);
     path
 }
+
+/// CSV output read back by Python's csv module and compared with JSON.
+pub mod csv {
+    use serde_json::Value;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    /// The CSV as Python's csv module reads it: the header and the rows.
+    fn python_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+        let mut child = Command::new("python3")
+            .args([
+                "-c",
+                "import csv, json, sys\n\
+                 rows = list(csv.reader(sys.stdin, strict=True))\n\
+                 json.dump(rows, sys.stdout)",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        let mut rows: Vec<Vec<String>> = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(!rows.is_empty(), "no header: {text}");
+        let header = rows.remove(0);
+        for r in &rows {
+            assert_eq!(r.len(), header.len(), "{r:?}");
+        }
+        (header, rows)
+    }
+
+    /// A JSON row as (path, value) pairs, nested values by their path.
+    fn paths(prefix: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+        match v {
+            Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    paths(&format!("{prefix}.{i}"), x, out);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let p = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    paths(&p, x, out);
+                }
+            }
+            x => out.push((prefix.to_string(), x.clone())),
+        }
+    }
+
+    /// A CSV cell holds the JSON value: text as it is, null empty, numbers
+    /// equal as numbers.
+    fn same(cell: &str, v: &Value) -> bool {
+        match v {
+            Value::Null => cell.is_empty(),
+            Value::String(s) => cell == s,
+            // Within an ulp or two: serde_json's default float parsing is not
+            // correctly rounded.
+            Value::Number(n) => match (cell.parse::<f64>(), n.as_f64()) {
+                (Ok(a), Some(b)) => a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs()),
+                _ => false,
+            },
+            Value::Bool(b) => cell == b.to_string(),
+            _ => false,
+        }
+    }
+
+    /// Checks the CSV against the JSON rows: the same rows, every column a
+    /// field path of the JSON, and the fields `exact` (all when `None`) equal.
+    pub fn compare(csv: &str, json_rows: &[Value], exact: Option<&[&str]>) {
+        let (header, rows) = python_csv(csv);
+        assert_eq!(rows.len(), json_rows.len(), "{csv}");
+        for (r, j) in rows.iter().zip(json_rows) {
+            let mut fields = Vec::new();
+            paths("", j, &mut fields);
+            for (col, cell) in header.iter().zip(r) {
+                let (_, v) = fields
+                    .iter()
+                    .find(|(p, _)| p == col)
+                    .unwrap_or_else(|| panic!("column {col} is no field of {j}"));
+                let check = exact.is_none_or(|e| e.contains(&col.as_str()));
+                if check {
+                    assert!(same(cell, v), "{col}: {cell:?} vs {v}");
+                }
+            }
+        }
+    }
+}

@@ -32,7 +32,7 @@ pub use workload::Op;
 
 use crate::error::Failure;
 use clap::Args;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -98,7 +98,33 @@ pub struct CryptoArgs {
     /// then goes to standard error) when FILE is left out or is -
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     json: Option<PathBuf>,
+    /// Write the results table as CSV (RFC 4180; columns named as the
+    /// JSON's results fields, ns_per_frame.median and so on) to FILE, or
+    /// to standard output (the table then goes to standard error) when
+    /// FILE is left out or is -
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    csv: Option<PathBuf>,
 }
+
+/// The columns of `--csv`: the fields of the JSON's results.
+pub const CSV_COLUMNS: [&str; 16] = [
+    "id",
+    "suite",
+    "name",
+    "implementation",
+    "op",
+    "size",
+    "status",
+    "reason",
+    "frames_per_call",
+    "calls_per_sample",
+    "ns_per_frame",
+    "run_medians",
+    "gb_per_s",
+    "cycles_per_byte",
+    "iqr_rel",
+    "range_rel",
+];
 
 /// The frame sizes of the seeds: 16/32/48/64 (seed 002),
 /// 50/250/500/750/1000 (seed 000), 1500 and 2304.
@@ -467,6 +493,12 @@ struct Config {
 
 fn config(a: &CryptoArgs) -> Result<Config, Failure> {
     let usage = |m: String| Failure::Usage(m);
+    let dash = |p: &Option<PathBuf>| p.as_ref().is_some_and(|p| p.as_os_str() == "-");
+    if dash(&a.json) && dash(&a.csv) {
+        return Err(usage(
+            "--json and --csv cannot both go to standard output: give one a FILE".into(),
+        ));
+    }
     let targets = select(targets(a.all_paths), &a.suites).map_err(usage)?;
     let mut sizes = if a.sizes.is_empty() {
         DEFAULT_SIZES.to_vec()
@@ -530,23 +562,35 @@ pub(crate) fn crypto(a: CryptoArgs) -> Result<(), Failure> {
     let progress = std::io::stderr().is_terminal();
     let report = measure(&cfg, progress);
     let table = render(&report);
-    match a.json.as_deref() {
-        Some(p) if p.as_os_str() == "-" => {
-            eprint!("{table}");
-            let mut out = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut out, &report)
-                .map_err(|e| Failure::Runtime(e.into()))?;
-            writeln!(out).map_err(|e| Failure::Runtime(e.into()))?;
-        }
-        Some(p) => {
-            crate::out!("{table}");
-            let text =
-                serde_json::to_string_pretty(&report).map_err(|e| Failure::Runtime(e.into()))?;
-            std::fs::write(p, text + "\n").map_err(|e| {
+    let enc = |e: serde_json::Error| Failure::Runtime(e.into());
+    let json = match &a.json {
+        Some(p) => Some((
+            p,
+            serde_json::to_string_pretty(&report).map_err(enc)? + "\n",
+        )),
+        None => None,
+    };
+    let csv = match &a.csv {
+        Some(p) => Some((
+            p,
+            crate::tabular::csv(&CSV_COLUMNS, &report.results).map_err(enc)?,
+        )),
+        None => None,
+    };
+    let to_stdout = |p: &PathBuf| p.as_os_str() == "-";
+    if json.iter().chain(csv.iter()).any(|(p, _)| to_stdout(p)) {
+        eprint!("{table}");
+    } else {
+        crate::out!("{table}");
+    }
+    for (p, text) in json.into_iter().chain(csv) {
+        if to_stdout(p) {
+            crate::out!("{text}");
+        } else {
+            std::fs::write(p, text).map_err(|e| {
                 Failure::Runtime(anyhow::anyhow!("cannot write {}: {e}", p.display()))
             })?;
         }
-        None => crate::out!("{table}"),
     }
     let failed = report
         .results
