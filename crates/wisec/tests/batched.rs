@@ -3,7 +3,8 @@
 //! sessions with interleaved stations, key installs in the middle of a
 //! stretch (group rekeys under the PTK, handshakes followed at once by
 //! data), replays, tampered and truncated frames, typed keys beside
-//! derived ones, and both container formats. Decrypted frames are also
+//! derived ones, and both container formats; and with one engine thread
+//! against several. Decrypted frames are also
 //! compared with the plaintext the session generator recorded.
 
 use std::io::Cursor;
@@ -222,6 +223,17 @@ fn check_sessions(
     assert_eq!(sum_b, sum_1, "summaries differ");
     assert!(out_b == out_1, "outputs differ");
     assert_eq!(batched.0.keys_out(), one.0.keys_out());
+    // One engine thread or several: the same bytes out, the same summary
+    // (the frames of a stretch split among them, handled in order after).
+    for threads in [1, 3] {
+        let c = DecryptConfig {
+            threads: std::num::NonZeroUsize::new(threads),
+            ..DecryptConfig::default()
+        };
+        let (out_t, sum_t) = run(&cap, &mut store(given), c);
+        assert_eq!(sum_t, sum_1, "summary with {threads} threads");
+        assert!(out_t == out_1, "output with {threads} threads differs");
+    }
     // Against the generator's plaintext.
     let got = packets(&out_b);
     assert_eq!(got.len(), expected.len());

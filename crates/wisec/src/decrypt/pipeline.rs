@@ -92,6 +92,9 @@ impl std::hash::Hasher for Fnv {
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// Entries a [`Memo`] looks up by comparison rather than by hash.
+const MEMO_LINEAR: usize = 16;
+
 /// A map for per-frame counters that remembers the entry it returned
 /// last: consecutive frames mostly belong to the same link and key.
 struct Memo<K, V> {
@@ -115,11 +118,23 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
     fn get(&mut self, k: K) -> &mut V {
         let hit = matches!(self.items.get(self.last), Some((lk, _)) if *lk == k);
         if !hit {
-            let items = &mut self.items;
-            self.last = *self.index.entry(k).or_insert_with(|| {
-                items.push((k, V::default()));
-                items.len() - 1
-            });
+            // A handful of links and keys: comparing them costs less than
+            // hashing the key (the profile of a capture of 8 stations,
+            // whose frames alternate, showed the hash map's lookups).
+            let found = if self.items.len() <= MEMO_LINEAR {
+                self.items.iter().position(|(x, _)| *x == k)
+            } else {
+                self.index.get(&k).copied()
+            };
+            self.last = match found {
+                Some(i) => i,
+                None => {
+                    self.items.push((k, V::default()));
+                    let i = self.items.len() - 1;
+                    self.index.insert(k, i);
+                    i
+                }
+            };
         }
         &mut self.items[self.last].1
     }
@@ -541,6 +556,19 @@ pub struct DecryptConfig {
     /// Write decrypted data frames as Ethernet frames, and only them, like
     /// airdecap-ng (`--ethernet`).
     pub ethernet: bool,
+    /// Threads unprotecting the frames of a stretch in parallel
+    /// (`--threads`; `None`: one per core). The output does not depend on
+    /// it: the frames are handled in capture order after.
+    pub threads: Option<std::num::NonZeroUsize>,
+}
+
+impl DecryptConfig {
+    /// The unprotecting threads to start: `threads`, or one per core.
+    pub fn engine_threads(&self) -> usize {
+        self.threads
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, std::num::NonZeroUsize::get)
+    }
 }
 
 /// Per-suite counters of `wisec decrypt`.
@@ -898,7 +926,8 @@ struct Stretch {
     locs: Vec<Option<Loc>>,
     /// Packets of interfaces that carry no 802.11 frames.
     foreign: Vec<bool>,
-    slots: Vec<Option<usize>>,
+    /// Per packet: the batch it was queued in, and its index there.
+    slots: Vec<Option<(usize, usize)>>,
     stop: Stop,
 }
 
@@ -1035,33 +1064,38 @@ impl Decrypter {
     }
 
     /// Looks up the candidate keys of every frame of a stretch and queues
-    /// those the multi-frame engine can take (cleared `batch` first);
-    /// returns the key generation the lookups belong to.
+    /// those the multi-frame engine can take (cleared `batches` first),
+    /// the stretch split into as many runs of packets as there are
+    /// batches; returns the key generation the lookups belong to.
     fn classify<K: KeyStore>(
         &mut self,
         keys: &K,
         c: &mut Stretch,
-        batch: &mut Batch,
+        batches: &mut [Batch],
     ) -> Option<u64> {
-        batch.clear();
+        batches.iter_mut().for_each(Batch::clear);
         c.slots.clear();
+        let per_batch = c.metas.len().div_ceil(batches.len().max(1)).max(1);
         let gen = keys.key_generation();
         if gen != self.cache_gen {
             self.cache.clear();
             self.cache_last = None;
             self.cache_gen = gen;
         }
-        for (m, loc) in c.metas.iter().zip(&c.locs) {
+        for (n, (m, loc)) in c.metas.iter().zip(&c.locs).enumerate() {
             let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
-            let slot = match (gen, loc) {
-                (Some(_), Some(l)) => self
+            let b = n / per_batch;
+            let slot = match (gen, loc, batches.get_mut(b)) {
+                (Some(_), Some(l), Some(batch)) => self
                     .batchable(keys, l, data)
-                    .map(|cands| batch.push(link::mpdu(data, &l.framing), cands)),
+                    .map(|cands| (b, batch.push(link::mpdu(data, &l.framing), cands))),
                 _ => None,
             };
             c.slots.push(slot);
         }
-        batch.bind(keys, &mut self.engines);
+        for batch in batches.iter_mut() {
+            batch.bind(keys, &mut self.engines);
+        }
         gen
     }
 
@@ -1075,14 +1109,14 @@ impl Decrypter {
         &mut self,
         keys: &mut K,
         c: &mut Stretch,
-        batch: &mut Batch,
+        batches: &mut [Batch],
         mut gen: Option<u64>,
         out: &mut Output<'_>,
     ) -> Result<bool> {
         let start = keys.key_generation();
         if start != gen {
-            gen = self.classify(keys, c, batch);
-            batch.run();
+            gen = self.classify(keys, c, batches);
+            batches.iter_mut().for_each(Batch::run);
         }
         for (((m, loc), slot), foreign) in c.metas.iter().zip(&c.locs).zip(&c.slots).zip(&c.foreign)
         {
@@ -1098,11 +1132,11 @@ impl Decrypter {
                 continue;
             }
             let pre = slot
-                .filter(|&i| {
+                .and_then(|(b, i)| Some((batches.get(b)?, i)))
+                .filter(|&(batch, i)| {
                     matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
                         && keys.key_generation() == gen
-                })
-                .map(|i| (&*batch, i));
+                });
             self.packet(keys, m, data, loc.as_ref(), pre, out)?;
         }
         Ok(keys.key_generation() != start)
@@ -1556,8 +1590,9 @@ impl RxState {
 /// candidate keys are all CCMP go through the multi-frame engine
 /// together, then every frame is handled in capture order (replay
 /// counters, key installs, statistics), with results identical to
-/// handling the frames one by one. The output is written by a second
-/// thread.
+/// handling the frames one by one. The capture is read by one thread, the
+/// output written by another, and the frames of a stretch are unprotected
+/// by `cfg.engine_threads()` threads, each taking one run of it.
 pub fn decrypt<W: Write + Send, K: KeyStore>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
@@ -1573,9 +1608,12 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
     // Stretches read and located, and back with the next size.
     let (read_tx, read_rx) = sync_channel::<Result<Stretch, CaptureError>>(READ_AHEAD);
     let (free_tx, free_rx) = channel::<(Stretch, usize)>();
-    // Batches to unprotect, and back.
-    let (job_tx, job_rx) = channel::<Batch>();
-    let (done_tx, done_rx) = channel::<Batch>();
+    // Batches to unprotect, and back: one pair of channels per engine
+    // thread, so that batch k of every stretch goes to thread k and comes
+    // back in the order it went.
+    let threads = cfg.engine_threads();
+    let (job_tx, job_rx): (Vec<_>, Vec<_>) = (0..threads).map(|_| channel::<Batch>()).unzip();
+    let (done_tx, done_rx): (Vec<_>, Vec<_>) = (0..threads).map(|_| channel::<Batch>()).unzip();
     std::thread::scope(|scope| {
         let writing = scope.spawn(move || -> std::io::Result<()> {
             for mut block in full_rx {
@@ -1597,14 +1635,16 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
                 }
             }
         });
-        scope.spawn(move || {
-            for mut b in job_rx {
-                b.run();
-                if done_tx.send(b).is_err() {
-                    break;
+        for (job_rx, done_tx) in job_rx.into_iter().zip(done_tx) {
+            scope.spawn(move || {
+                for mut b in job_rx {
+                    b.run();
+                    if done_tx.send(b).is_err() {
+                        break;
+                    }
                 }
-            }
-        });
+            });
+        }
         let mut out = Output {
             enc,
             block: Vec::with_capacity(OUT_BLOCK + (1 << 16)),
@@ -1638,8 +1678,9 @@ const READ_AHEAD: usize = 2;
 struct Io {
     read: Receiver<Result<Stretch, CaptureError>>,
     free: Sender<(Stretch, usize)>,
-    job: Sender<Batch>,
-    done: Receiver<Batch>,
+    /// Per engine thread.
+    job: Vec<Sender<Batch>>,
+    done: Vec<Receiver<Batch>>,
 }
 
 impl Io {
@@ -1650,10 +1691,24 @@ impl Io {
         }
     }
 
-    fn unprotected(&self) -> Result<Batch> {
+    /// Hands batch k to engine thread k.
+    fn unprotect(&self, batches: Vec<Batch>) -> Result<()> {
+        for (tx, b) in self.job.iter().zip(batches) {
+            tx.send(b)
+                .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        }
+        Ok(())
+    }
+
+    /// The batches of the oldest stretch handed over, in order.
+    fn unprotected(&self) -> Result<Vec<Batch>> {
         self.done
-            .recv()
-            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+            .iter()
+            .map(|rx| {
+                rx.recv()
+                    .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+            })
+            .collect()
     }
 }
 
@@ -1675,18 +1730,18 @@ fn decrypt_stream<K: KeyStore>(
     for _ in 0..=READ_AHEAD {
         let _ = io.free.send((Stretch::new(), size));
     }
-    let mut spare: Vec<Batch> = Vec::new();
+    let threads = io.job.len();
+    let mut spare: Vec<Vec<Batch>> = Vec::new();
     let mut pending: Option<(Stretch, Option<u64>)> = None;
     loop {
         let mut st = io.stretch()?;
         for _ in &st.metas {
             tick();
         }
-        let mut batch = spare.pop().unwrap_or_default();
-        let gen = d.classify(keys, &mut st, &mut batch);
-        io.job
-            .send(batch)
-            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        let mut batches = spare.pop().unwrap_or_default();
+        batches.resize_with(threads, Batch::default);
+        let gen = d.classify(keys, &mut st, &mut batches);
+        io.unprotect(batches)?;
         let last = !matches!(st.stop, Stop::Full);
         let mut ready = vec![];
         ready.extend(pending.take());
@@ -1696,15 +1751,15 @@ fn decrypt_stream<K: KeyStore>(
             pending = Some((st, gen));
         }
         for (mut st, gen) in ready {
-            let mut batch = io.unprotected()?;
-            let changed = d.apply(keys, &mut st, &mut batch, gen, out)?;
+            let mut batches = io.unprotected()?;
+            let changed = d.apply(keys, &mut st, &mut batches, gen, out)?;
             size = if changed || keys.key_generation().is_none() {
                 STRETCH_MIN
             } else {
                 (size * 2).min(STRETCH_BYTES)
             };
-            batch.clear();
-            spare.push(batch);
+            batches.iter_mut().for_each(Batch::clear);
+            spare.push(batches);
             let stop = std::mem::replace(&mut st.stop, Stop::Full);
             // The reader may have ended: the stretch is not needed then.
             let _ = io.free.send((st, size));
