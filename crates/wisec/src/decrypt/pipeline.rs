@@ -921,7 +921,8 @@ struct Decrypter {
 /// (once classified) their index in the batch; then why the reading
 /// stopped.
 struct Stretch {
-    arena: Vec<u8>,
+    /// The packets as read; shared with the batches while they run.
+    arena: std::sync::Arc<Vec<u8>>,
     metas: Vec<PacketMeta>,
     locs: Vec<Option<Loc>>,
     /// Packets of interfaces that carry no 802.11 frames.
@@ -934,7 +935,7 @@ struct Stretch {
 impl Stretch {
     fn new() -> Stretch {
         Stretch {
-            arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
+            arena: std::sync::Arc::new(Vec::with_capacity(STRETCH_BYTES + (1 << 18))),
             metas: Vec::new(),
             locs: Vec::new(),
             foreign: Vec::new(),
@@ -952,12 +953,15 @@ impl Stretch {
         fcs: FcsMode,
         size: usize,
     ) -> Result<(), CaptureError> {
-        self.arena.clear();
+        // The batches let go of the bytes before the stretch came back (a
+        // copy otherwise).
+        let arena = std::sync::Arc::make_mut(&mut self.arena);
+        arena.clear();
         self.metas.clear();
         self.locs.clear();
         self.foreign.clear();
         self.slots.clear();
-        self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
+        self.stop = reader.read_packets(arena, &mut self.metas, size)?;
         for m in &mut self.metas {
             let iface = usize::try_from(m.interface)
                 .ok()
@@ -967,8 +971,7 @@ impl Stretch {
             // Radiotap padding out: the packet then starts `pad.len`
             // octets later, its MPDU contiguous.
             let pad = match iface {
-                Some(i) if i.link_type == LINKTYPE_RADIOTAP => self
-                    .arena
+                Some(i) if i.link_type == LINKTYPE_RADIOTAP => arena
                     .get_mut(m.start..m.start + m.len)
                     .and_then(|d| link::unpad(i, d)),
                 _ => None,
@@ -978,7 +981,7 @@ impl Stretch {
                 m.len -= p.len;
                 m.orig_len = m.orig_len.saturating_sub(p.len as u32);
             }
-            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let data = arena.get(m.start..m.start + m.len).unwrap_or_default();
             let loc = iface.and_then(|i| Loc::find(i, fcs, m, data, pad));
             self.locs.push(loc);
         }
@@ -1073,7 +1076,10 @@ impl Decrypter {
         c: &mut Stretch,
         batches: &mut [Batch],
     ) -> Option<u64> {
-        batches.iter_mut().for_each(Batch::clear);
+        for b in batches.iter_mut() {
+            b.clear();
+            b.set_input(c.arena.clone());
+        }
         c.slots.clear();
         let per_batch = c.metas.len().div_ceil(batches.len().max(1)).max(1);
         let gen = keys.key_generation();
@@ -1086,9 +1092,18 @@ impl Decrypter {
             let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
             let b = n / per_batch;
             let slot = match (gen, loc, batches.get_mut(b)) {
-                (Some(_), Some(l), Some(batch)) => self
-                    .batchable(keys, l, data)
-                    .map(|cands| (b, batch.push(link::mpdu(data, &l.framing), cands))),
+                (Some(_), Some(l), Some(batch)) => self.batchable(keys, l, data).map(|cands| {
+                    // The MPDU's place in the arena (none when the packet
+                    // is too short for it: the frame then fails).
+                    let at = m.start + l.framing.prefix;
+                    let len = l.framing.mpdu_len;
+                    let src = if link::mpdu(data, &l.framing).len() == len {
+                        at..at + len
+                    } else {
+                        at..at
+                    };
+                    (b, batch.push(src, l.framing.fcs, cands))
+                }),
                 _ => None,
             };
             c.slots.push(slot);
@@ -1436,7 +1451,14 @@ impl Decrypter {
         } else {
             let framing = f.framing;
             let prefix = data.get(..framing.prefix).unwrap_or_default();
-            let fcs = link::fcs(plain).to_le_bytes();
+            // Only a frame that had an FCS gets one (the engine threads
+            // computed it for the frames they unprotected).
+            let fcs = match pre {
+                _ if !framing.fcs => 0,
+                Some((b, i)) if in_batch => b.fcs(i).unwrap_or_else(|| link::fcs(plain)),
+                _ => link::fcs(plain),
+            }
+            .to_le_bytes();
             let fcs: &[u8] = if framing.fcs { &fcs } else { &[] };
             let new = prefix.len() + plain.len() + fcs.len();
             let orig = new_orig_len(m.orig_len, data.len(), new);
