@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use wisec_crypto::batch::{FrameBuf, Status};
 use wisec_crypto::suite::Suite;
-use wisec_crypto::Unprotected;
+use wisec_crypto::{FrameProtector, Unprotected};
 use zeroize::Zeroize;
 
 /// Most candidate keys a batched frame may have; frames with more take
@@ -275,6 +275,19 @@ impl Batch {
                     }
                     continue;
                 };
+                if let Some(k) = engine.per_frame() {
+                    // A suite without a multi-frame engine: one frame at a
+                    // time (a frame that fails is left as it was given).
+                    for &i in group {
+                        let v = views.get_mut(i).map(std::mem::take).unwrap_or_default();
+                        if let Ok(u) = k.unprotect_in_place(v) {
+                            if let Some(s) = self.slots.get_mut(i) {
+                                s.outcome = Outcome::Verified(*id, *suite, u);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 let mut frames: Vec<FrameBuf<'_>> = Vec::with_capacity(group.len());
                 for &i in group {
                     // Every index is a queued frame's: `views` has them all.
@@ -428,7 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_without_an_engine_are_unusable() {
+    fn other_suites_frame_by_frame_and_unknown_keys_unusable() {
         let mut keys = StaticKeys::new();
         keys.add_temporal(KeyRole::Pairwise, Some(Suite::Gcmp128), &[1u8; 16])
             .unwrap();
@@ -441,14 +454,27 @@ mod tests {
             frame: &[],
         };
         let id = (keys.data_keys(&q)[0].0, Suite::Gcmp128);
-        let mut b = Batch::default();
         let f = frame(&[1u8; 16], Suite::Gcmp128, 1, 10);
         let n = f.len();
-        b.set_input(Arc::new(f));
+        // The GCMP frame verifies on the engine thread, as it does frame
+        // by frame; a key the store has no engine for leaves its frame
+        // to the frame-by-frame path.
+        let mut want = f.clone();
+        let (_, k) = keys.data_keys(&q).into_iter().next().unwrap();
+        let u = k.unprotect_in_place(&mut want).unwrap();
+        let mut input = f.clone();
+        input.extend_from_slice(&f);
+        let mut b = Batch::default();
+        b.set_input(Arc::new(input));
         b.push(0..n, false, Candidates::new([id]).unwrap());
+        let unknown = (KeyId(0xdead), Suite::Ccmp128);
+        b.push(n..2 * n, false, Candidates::new([unknown]).unwrap());
         b.bind(&keys, &mut Engines::default());
         b.run();
-        assert_eq!(b.outcome(0), Outcome::Unusable);
+        assert_eq!(b.outcome(0), Outcome::Verified(id.0, Suite::Gcmp128, u));
+        assert_eq!(b.plaintext(0), &want[..u.len()]);
+        assert_eq!(b.fcs(0), None);
+        assert_eq!(b.outcome(1), Outcome::Unusable);
         assert_eq!(Candidates::new([]), None);
         assert_eq!(
             Candidates::new((0..5).map(|i| (KeyId(i), Suite::Ccmp128))),

@@ -682,6 +682,25 @@ fn looks_like_tkip(body: &[u8]) -> bool {
     matches!(body, [tsc1, seed, ..] if *seed == (*tsc1 | 0x20) & 0x7f)
 }
 
+/// The data keys to try on a frame, in order: those of `suite` (WEP keys
+/// whatever it is), TKIP keys first when the header looks like TKIP's and
+/// last otherwise.
+fn candidates<'k, K: KeyStore>(
+    keys: &'k K,
+    q: &KeyQuery<'_>,
+    suite: Option<Suite>,
+    tkip_hint: bool,
+) -> Vec<(KeyId, &'k DataKey)> {
+    let mut cands = keys.data_keys(q);
+    if let Some(only) = suite {
+        cands.retain(|(_, k)| q.wep || k.suite() == only);
+    }
+    if cands.len() > 1 {
+        cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
+    }
+    cands
+}
+
 /// The BSS and station of a frame: the station is `None` for group
 /// addressed frames.
 fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
@@ -894,8 +913,9 @@ fn new_orig_len(orig_len: u32, old: usize, new: usize) -> u32 {
 }
 
 /// What key lookups of protected frames depend on: RA, TA, group
-/// addressed, Key ID.
-type QueryKey = (MacAddr, MacAddr, bool, u16);
+/// addressed, Key ID, WEP, and whether the header looks like TKIP's (the
+/// order the candidates are tried in).
+type QueryKey = (MacAddr, MacAddr, bool, u16, bool, bool);
 
 /// The counters of `wisec decrypt` while the capture streams.
 struct Decrypter {
@@ -1025,12 +1045,12 @@ impl Decrypter {
             return None;
         }
         let mpdu = link::mpdu(data, &l.framing);
-        let (kind, key_id) = classify(mpdu.get(l.header_len..)?).ok()?;
-        if kind == HeaderKind::Wep {
-            return None;
-        }
+        let body = mpdu.get(l.header_len..)?;
+        let (kind, key_id) = classify(body).ok()?;
+        let wep = kind == HeaderKind::Wep;
+        let tkip_hint = !wep && looks_like_tkip(body);
         let group = l.ra.is_group();
-        let key = (l.ra, ta, group, u16::from(key_id));
+        let key = (l.ra, ta, group, u16::from(key_id), wep, tkip_hint);
         if let Some((k, c)) = self.cache_last {
             if k == key {
                 return c;
@@ -1044,15 +1064,11 @@ impl Decrypter {
             ra: l.ra,
             ta,
             group,
-            wep: false,
+            wep,
             key_id: u16::from(key_id),
             frame: mpdu,
         };
-        let mut cands = keys.data_keys(&q);
-        if let Some(only) = self.cfg.suite {
-            cands.retain(|(_, k)| k.suite() == only);
-        }
-        // With only CCMP candidates the TKIP hint reorders nothing.
+        let cands = candidates(keys, &q, self.cfg.suite, tkip_hint);
         let engines = cands
             .iter()
             .all(|(id, k)| keys.batch_key(*id).is_some_and(|b| b.suite() == k.suite()));
@@ -1302,13 +1318,7 @@ impl Decrypter {
             }
             None => {
                 let q = query();
-                let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
-                if let Some(only) = cfg.suite {
-                    cands.retain(|(_, k)| wep || k.suite() == only);
-                }
-                if cands.len() > 1 {
-                    cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
-                }
+                let cands = candidates(keys, &q, cfg.suite, tkip_hint);
                 if cands.is_empty() && tk_only.is_empty() {
                     let reason = keys.no_key_reason(&q);
                     let st = suite_stats(&mut self.suites, fallback);
