@@ -93,7 +93,7 @@ impl std::hash::Hasher for Fnv {
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 /// Entries a [`Memo`] looks up by comparison rather than by hash.
-const MEMO_LINEAR: usize = 16;
+const MEMO_LINEAR: usize = 32;
 
 /// A map for per-frame counters that remembers the entry it returned
 /// last: consecutive frames mostly belong to the same link and key.
