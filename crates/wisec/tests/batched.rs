@@ -3,7 +3,8 @@
 //! sessions with interleaved stations, key installs in the middle of a
 //! stretch (group rekeys under the PTK, handshakes followed at once by
 //! data), replays, tampered and truncated frames, typed keys beside
-//! derived ones, and both container formats. Decrypted frames are also
+//! derived ones, and both container formats; and with one engine thread
+//! against several. Decrypted frames are also
 //! compared with the plaintext the session generator recorded.
 
 use std::io::Cursor;
@@ -222,6 +223,17 @@ fn check_sessions(
     assert_eq!(sum_b, sum_1, "summaries differ");
     assert!(out_b == out_1, "outputs differ");
     assert_eq!(batched.0.keys_out(), one.0.keys_out());
+    // One engine thread or several: the same bytes out, the same summary
+    // (the frames of a stretch split among them, handled in order after).
+    for threads in [1, 3] {
+        let c = DecryptConfig {
+            threads: std::num::NonZeroUsize::new(threads),
+            ..DecryptConfig::default()
+        };
+        let (out_t, sum_t) = run(&cap, &mut store(given), c);
+        assert_eq!(sum_t, sum_1, "summary with {threads} threads");
+        assert!(out_t == out_1, "output with {threads} threads differs");
+    }
     // Against the generator's plaintext.
     let got = packets(&out_b);
     assert_eq!(got.len(), expected.len());
@@ -300,7 +312,7 @@ fn pmf_radiotap_and_ccmp256_match_frame_by_frame() {
 }
 
 #[test]
-fn non_batch_suites_match_frame_by_frame() {
+fn gcmp_and_tkip_on_the_engine_threads_match_frame_by_frame() {
     for cipher in [SynthCipher::Gcmp128, SynthCipher::Tkip] {
         check(&cfg(cipher, 2, 100), Format::Pcap, &[]);
     }
@@ -337,4 +349,78 @@ fn typed_keys_beside_derived_ones_match_frame_by_frame() {
         .links
         .values()
         .any(|l| l.decrypted.keys().any(|k| k.starts_with("PTK#"))));
+}
+
+/// WEP frames go through the engine threads too: a session decrypted,
+/// every data frame encrypted again with WEP-104 (some tampered), then
+/// decrypted on 1 and 3 threads against the frame-by-frame path.
+#[test]
+fn wep_on_the_engine_threads_matches_frame_by_frame() {
+    use wisec::decrypt::link::FcsMode;
+    use wisec::decrypt::pipeline::{encrypt, EncryptConfig};
+    use wisec_crypto::suite::Suite;
+    let (cap, _) = session(&cfg(SynthCipher::Ccmp128, 3, 400), Format::Pcap);
+    let (plain, _) = run(&cap, &mut store(&[]), DecryptConfig::default());
+    let key = [0x5au8; 13];
+    let ecfg = EncryptConfig {
+        key: DataKey::new(Suite::Wep104, &key).unwrap(),
+        first_pn: 1000,
+        key_id: 0,
+        mgmt: false,
+        igtk: None,
+        igtk_id: 4,
+        fcs: FcsMode::Auto,
+    };
+    let mut r = CaptureReader::from_reader("t", Box::new(Cursor::new(plain))).unwrap();
+    let mut w = CaptureWriter::new(Vec::new(), r.format());
+    let e = encrypt(&mut r, &mut w, &ecfg, &mut || {}).unwrap();
+    assert!(e.data_protected > 1000, "{e:?}");
+    // Every 9th packet has its last octet (the encrypted ICV) flipped.
+    let mut frames = packets(&w.into_inner().unwrap());
+    for f in frames.iter_mut().step_by(9) {
+        if let Some(b) = f.last_mut() {
+            *b ^= 0x80;
+        }
+    }
+    let mut out = CaptureWriter::new(Vec::new(), Format::Pcap);
+    out.write_record(&Record::Section).unwrap();
+    out.write_record(&Record::Interface(Interface {
+        link_type: 105,
+        snaplen: 65535,
+        tsresol: 6,
+        tsresol_explicit: false,
+        fcslen: None,
+        tsoffset: None,
+        pcap_link_flags: 0,
+    }))
+    .unwrap();
+    for f in &frames {
+        out.write_record(&Record::Packet(Packet {
+            interface: 0,
+            timestamp: 0,
+            orig_len: f.len() as u32,
+            data: f.clone(),
+        }))
+        .unwrap();
+    }
+    let wep_cap = out.into_inner().unwrap();
+    let keys = || {
+        let mut s = StaticKeys::new();
+        s.add_wep(&key).unwrap();
+        TrackedKeys::new(s, Tracker::new(), false)
+    };
+    let (out_1, sum_1) = run(&wep_cap, &mut OneByOne(keys()), DecryptConfig::default());
+    assert!(sum_1.decrypted > 900, "{sum_1:?}");
+    assert!(sum_1.suites["wep104"].integrity_failures > 50, "{sum_1:?}");
+    for threads in [1, 3] {
+        let c = DecryptConfig {
+            threads: std::num::NonZeroUsize::new(threads),
+            ..DecryptConfig::default()
+        };
+        let mut k = Counting(keys(), std::cell::Cell::new(0));
+        let (out_t, sum_t) = run(&wep_cap, &mut k, c);
+        assert!(k.1.get() > 0, "the engine threads were not used");
+        assert_eq!(sum_t, sum_1, "summary with {threads} threads");
+        assert!(out_t == out_1, "output with {threads} threads differs");
+    }
 }

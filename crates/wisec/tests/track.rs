@@ -450,8 +450,9 @@ fn synth_round_trip_every_akm_and_cipher() {
 }
 
 /// `wisec bench decrypt --quick` runs wisec (this binary, as a
-/// subprocess), airdecap-ng and tshark on the same synth capture and each
-/// decrypts what it should.
+/// subprocess, with every core and with one thread), airdecap-ng and
+/// tshark on synth captures of every suite it covers and each decrypts
+/// what it should.
 #[test]
 fn bench_decrypt_quick_smoke() {
     let r = json(&[
@@ -463,31 +464,61 @@ fn bench_decrypt_quick_smoke() {
         "--stations",
         "2",
     ]);
-    let res = r["results"].as_array().unwrap();
-    assert_eq!(res.len(), 3, "{r}");
-    let protected = r["protected"].as_u64().unwrap();
-    assert!(protected >= 400, "{r}");
-    // wisec and tshark decrypt every protected frame; airdecap-ng the
-    // unicast ones (it has no group keys).
-    assert_eq!(res[0]["decrypted"], protected, "{r}");
-    assert_eq!(res[1]["decrypted"], 400, "{r}");
-    assert_eq!(res[2]["decrypted"], protected, "{r}");
-    assert_eq!(r["unicast_data"], 400, "{r}");
-    for m in res {
-        assert!(m["frames_per_s"].as_f64().unwrap() > 0.0, "{r}");
-        assert_eq!(m["decrypted"], m["expected"], "{r}");
-        assert!(!m["does"].as_str().unwrap().is_empty(), "{r}");
-        let f = |k: &str| m[k].as_f64().unwrap();
-        assert!(
-            f("seconds_min") <= f("seconds") && f("seconds") <= f("seconds_max"),
-            "{r}"
-        );
-        assert!(
-            f("wisec_speedup_min") <= f("wisec_speedup") + 1e-9
-                && f("wisec_speedup") <= f("wisec_speedup_max") + 1e-9,
-            "{r}"
-        );
+    let caps = r["captures"].as_array().unwrap();
+    let names: Vec<&str> = caps
+        .iter()
+        .map(|c| c["capture"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ccmp", "tkip", "wep", "gcmp"], "{r}");
+    for c in caps {
+        let res = c["results"].as_array().unwrap();
+        let tools: Vec<&str> = res.iter().map(|m| m["name"].as_str().unwrap()).collect();
+        let protected = c["protected"].as_u64().unwrap();
+        let unicast = c["unicast_data"].as_u64().unwrap();
+        // wisec (both ways) and tshark decrypt every protected frame;
+        // airdecap-ng the unicast ones of a WPA capture (it has no group
+        // keys), every one of the WEP capture.
+        let want = |tool: &str| -> u64 {
+            match (tool, c["capture"].as_str().unwrap()) {
+                ("airdecap-ng", "wep") => protected,
+                ("airdecap-ng", _) => unicast,
+                _ => protected,
+            }
+        };
+        match c["capture"].as_str().unwrap() {
+            "ccmp" => {
+                assert_eq!(
+                    tools[2..],
+                    ["airdecap-ng", "tshark -o wlan.enable_decryption:TRUE"]
+                );
+                assert_eq!(unicast, 400, "{r}");
+            }
+            "tkip" | "wep" => assert_eq!(tools[2..], ["airdecap-ng"]),
+            _ => {
+                assert_eq!(tools[2..], ["tshark -o wlan.enable_decryption:TRUE"]);
+                assert_eq!(unicast, 40, "{r}");
+            }
+        }
+        assert_eq!(tools[..2], ["wisec decrypt", "wisec decrypt --threads 1"]);
+        assert!(protected >= unicast && unicast > 0, "{r}");
+        for m in res {
+            let name = m["name"].as_str().unwrap();
+            assert_eq!(m["decrypted"], want(name), "{name}: {r}");
+            assert!(m["frames_per_s"].as_f64().unwrap() > 0.0, "{r}");
+            assert_eq!(m["decrypted"], m["expected"], "{r}");
+            assert!(!m["does"].as_str().unwrap().is_empty(), "{r}");
+            let f = |k: &str| m[k].as_f64().unwrap();
+            assert!(
+                f("seconds_min") <= f("seconds") && f("seconds") <= f("seconds_max"),
+                "{r}"
+            );
+            assert!(
+                f("wisec_speedup_min") <= f("wisec_speedup") + 1e-9
+                    && f("wisec_speedup") <= f("wisec_speedup_max") + 1e-9,
+                "{r}"
+            );
+        }
+        // wisec against itself, round by round.
+        assert_eq!(res[0]["wisec_speedup"], 1.0, "{r}");
     }
-    // wisec against itself, round by round.
-    assert_eq!(res[0]["wisec_speedup"], 1.0, "{r}");
 }

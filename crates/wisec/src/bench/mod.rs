@@ -24,8 +24,9 @@ pub enum BenchCommand {
     /// RustCrypto) on the same frames
     #[command(after_help = crypto::CRYPTO_HELP)]
     Crypto(crypto::CryptoArgs),
-    /// Decrypt a large wisec synth capture (1 million CCMP frames) from its
-    /// passphrase with wisec, airdecap-ng and tshark, and compare frames/s
+    /// Decrypt large wisec synth captures (1 million CCMP, TKIP and WEP
+    /// frames, 100 000 GCMP) with wisec (one thread and every core),
+    /// airdecap-ng and tshark, and compare frames/s
     Decrypt(decrypt::DecryptBenchArgs),
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL

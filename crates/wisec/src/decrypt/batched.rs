@@ -11,16 +11,20 @@
 //! in capture order, where replay counters, bookkeeping and key installs
 //! happen; nothing here has any effect but the decryption itself.
 //!
-//! Frames are copied into a scratch buffer and unprotected there, so the
-//! ciphertext stays available in the input for a frame whose result the
-//! pipeline discards (a key changed earlier in the stretch).
+//! A batch shares the stretch's bytes as read and names its frames by
+//! where they are; [`Batch::run`] copies them into a scratch buffer and
+//! unprotects them there, on the engine's thread, so the ciphertext stays
+//! available in the input for a frame whose result the pipeline discards
+//! (a key changed earlier in the stretch), and the ordered stage does no
+//! copying for it. The scratch may also hold a frame's FCS, computed
+//! there for the same reason.
 
 use super::keys::{BatchKey, KeyId, KeyStore};
 use std::collections::HashMap;
 use std::sync::Arc;
 use wisec_crypto::batch::{FrameBuf, Status};
 use wisec_crypto::suite::Suite;
-use wisec_crypto::Unprotected;
+use wisec_crypto::{FrameProtector, Unprotected};
 use zeroize::Zeroize;
 
 /// Most candidate keys a batched frame may have; frames with more take
@@ -71,8 +75,14 @@ pub(crate) enum Outcome {
 }
 
 struct Slot {
+    /// Where the frame is in the input.
+    src: usize,
+    /// Where it is in the scratch.
     off: usize,
     len: usize,
+    /// Compute the FCS of the plaintext (the output has one).
+    want_fcs: bool,
+    fcs: u32,
     cands: Candidates,
     outcome: Outcome,
 }
@@ -80,6 +90,10 @@ struct Slot {
 /// Frames queued for multi-frame unprotection, and their results.
 #[derive(Default)]
 pub(crate) struct Batch {
+    /// The bytes the queued frames are in.
+    input: Option<Arc<Vec<u8>>>,
+    /// Octets queued.
+    queued: usize,
     scratch: Vec<u8>,
     slots: Vec<Slot>,
     /// Per round: the frames to try under each key.
@@ -97,6 +111,8 @@ impl Batch {
     /// Forgets every queued frame (the scratch is reused, and wiped when
     /// the batch is dropped).
     pub(crate) fn clear(&mut self) {
+        self.input = None;
+        self.queued = 0;
         self.scratch.clear();
         self.slots.clear();
         self.engines.clear();
@@ -124,17 +140,54 @@ impl Batch {
         }
     }
 
-    /// Queues a protected MPDU; returns its index.
-    pub(crate) fn push(&mut self, mpdu: &[u8], cands: Candidates) -> usize {
-        let off = self.scratch.len();
-        self.scratch.extend_from_slice(mpdu);
+    /// The bytes the frames queued next are in (until [`Batch::clear`]).
+    pub(crate) fn set_input(&mut self, input: Arc<Vec<u8>>) {
+        self.input = Some(input);
+    }
+
+    /// Queues the protected MPDU at `src` in the input (an empty frame
+    /// where the input has no such bytes); with `want_fcs`, the FCS of
+    /// its plaintext is computed too. Returns its index.
+    pub(crate) fn push(
+        &mut self,
+        src: std::ops::Range<usize>,
+        want_fcs: bool,
+        cands: Candidates,
+    ) -> usize {
+        let len = src.end.saturating_sub(src.start);
         self.slots.push(Slot {
-            off,
-            len: mpdu.len(),
+            src: src.start,
+            off: self.queued,
+            len,
+            want_fcs,
+            fcs: 0,
             cands,
             outcome: Outcome::Pending,
         });
+        self.queued += len;
         self.slots.len() - 1
+    }
+
+    /// Copies the queued frames from the input into the scratch.
+    fn gather(&mut self) {
+        self.scratch.clear();
+        self.scratch.reserve(self.queued);
+        let input: &[u8] = self.input.as_deref().map_or(&[], |v| v.as_slice());
+        for s in &mut self.slots {
+            match input.get(s.src..s.src + s.len) {
+                Some(f) => self.scratch.extend_from_slice(f),
+                None => s.len = 0,
+            }
+            s.off = self.scratch.len() - s.len;
+        }
+    }
+
+    /// The FCS of a verified frame's plaintext, if it was asked for.
+    pub(crate) fn fcs(&self, i: usize) -> Option<u32> {
+        self.slots
+            .get(i)
+            .filter(|s| s.want_fcs && matches!(s.outcome, Outcome::Verified(..)))
+            .map(|s| s.fcs)
     }
 
     /// The outcome of frame `i` (`Unusable` for an index never queued).
@@ -164,6 +217,7 @@ impl Batch {
     /// one call of its multi-frame engine.
     /// Needs [`Batch::bind`] first.
     pub(crate) fn run(&mut self) {
+        self.gather();
         let mut groups = std::mem::take(&mut self.groups);
         for round in 0..MAX_CANDIDATES {
             groups.clear();
@@ -221,6 +275,19 @@ impl Batch {
                     }
                     continue;
                 };
+                if let Some(k) = engine.per_frame() {
+                    // A suite without a multi-frame engine: one frame at a
+                    // time (a frame that fails is left as it was given).
+                    for &i in group {
+                        let v = views.get_mut(i).map(std::mem::take).unwrap_or_default();
+                        if let Ok(u) = k.unprotect_in_place(v) {
+                            if let Some(s) = self.slots.get_mut(i) {
+                                s.outcome = Outcome::Verified(*id, *suite, u);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 let mut frames: Vec<FrameBuf<'_>> = Vec::with_capacity(group.len());
                 for &i in group {
                     // Every index is a queued frame's: `views` has them all.
@@ -238,8 +305,13 @@ impl Batch {
             }
         }
         for s in &mut self.slots {
-            if s.outcome == Outcome::Pending {
-                s.outcome = Outcome::Failed;
+            match s.outcome {
+                Outcome::Pending => s.outcome = Outcome::Failed,
+                Outcome::Verified(_, _, u) if s.want_fcs => {
+                    let plain = self.scratch.get(s.off..s.off + u.len());
+                    s.fcs = super::link::fcs(plain.unwrap_or_default());
+                }
+                _ => {}
             }
         }
         self.groups = groups;
@@ -330,8 +402,15 @@ mod tests {
             ),
         ];
         let mut b = Batch::default();
-        for (f, c, _) in &frames {
-            b.push(f, *c);
+        let mut input = Vec::new();
+        let mut at = Vec::new();
+        for (f, _, _) in &frames {
+            at.push(input.len()..input.len() + f.len());
+            input.extend_from_slice(f);
+        }
+        b.set_input(Arc::new(input));
+        for ((_, c, _), r) in frames.iter().zip(at) {
+            b.push(r, true, *c);
         }
         b.bind(&keys, &mut Engines::default());
         b.run();
@@ -349,6 +428,9 @@ mod tests {
                     let v = k.unprotect_in_place(&mut g).unwrap();
                     assert_eq!(u, v, "frame {i}");
                     assert_eq!(b.plaintext(i), &g[..v.len()], "frame {i}");
+                    // The FCS: the CRC-32 of the plaintext MPDU.
+                    let crc = wisec_crypto::crc32::crc32(&g[..v.len()]);
+                    assert_eq!(b.fcs(i), Some(crc), "frame {i}");
                 }
                 (Outcome::Failed, None) => assert!(b.plaintext(i).is_empty()),
                 (o, w) => panic!("frame {i}: {o:?}, expected {w:?}"),
@@ -359,7 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn candidates_without_an_engine_are_unusable() {
+    fn other_suites_frame_by_frame_and_unknown_keys_unusable() {
         let mut keys = StaticKeys::new();
         keys.add_temporal(KeyRole::Pairwise, Some(Suite::Gcmp128), &[1u8; 16])
             .unwrap();
@@ -372,14 +454,27 @@ mod tests {
             frame: &[],
         };
         let id = (keys.data_keys(&q)[0].0, Suite::Gcmp128);
+        let f = frame(&[1u8; 16], Suite::Gcmp128, 1, 10);
+        let n = f.len();
+        // The GCMP frame verifies on the engine thread, as it does frame
+        // by frame; a key the store has no engine for leaves its frame
+        // to the frame-by-frame path.
+        let mut want = f.clone();
+        let (_, k) = keys.data_keys(&q).into_iter().next().unwrap();
+        let u = k.unprotect_in_place(&mut want).unwrap();
+        let mut input = f.clone();
+        input.extend_from_slice(&f);
         let mut b = Batch::default();
-        b.push(
-            &frame(&[1u8; 16], Suite::Gcmp128, 1, 10),
-            Candidates::new([id]).unwrap(),
-        );
+        b.set_input(Arc::new(input));
+        b.push(0..n, false, Candidates::new([id]).unwrap());
+        let unknown = (KeyId(0xdead), Suite::Ccmp128);
+        b.push(n..2 * n, false, Candidates::new([unknown]).unwrap());
         b.bind(&keys, &mut Engines::default());
         b.run();
-        assert_eq!(b.outcome(0), Outcome::Unusable);
+        assert_eq!(b.outcome(0), Outcome::Verified(id.0, Suite::Gcmp128, u));
+        assert_eq!(b.plaintext(0), &want[..u.len()]);
+        assert_eq!(b.fcs(0), None);
+        assert_eq!(b.outcome(1), Outcome::Unusable);
         assert_eq!(Candidates::new([]), None);
         assert_eq!(
             Candidates::new((0..5).map(|i| (KeyId(i), Suite::Ccmp128))),

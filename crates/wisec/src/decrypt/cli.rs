@@ -199,6 +199,11 @@ pub struct DecryptArgs {
     /// its integrity check (for scripts)
     #[arg(long)]
     strict: bool,
+    /// Threads unprotecting frames in parallel, 1 to 1024 (default: one per
+    /// core); the output is the same for every N
+    #[arg(long, value_name = "N",
+          value_parser = |s: &str| crate::cli::num::int(s, 1usize, 1024))]
+    threads: Option<usize>,
     #[command(flatten)]
     common: Common,
 }
@@ -449,6 +454,7 @@ not a {n}-byte {opt} key",
         bssid: mac("--bssid", &a.bssid)?,
         station: mac("--station", &a.station)?,
         ethernet: a.ethernet,
+        threads: a.threads.and_then(std::num::NonZeroUsize::new),
     };
     let mut store = TrackedKeys::new(keys, tracker, a.keys_out.is_some());
     // The tracker's credentials in the order they were added above.

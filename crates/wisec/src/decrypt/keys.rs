@@ -83,14 +83,18 @@ pub trait KeyStore {
     }
 }
 
-/// A CCMP temporal key for the multi-frame engine of
-/// [`wisec_crypto::batch`], beside the [`DataKey`] of the same key.
+/// A temporal key for the decrypt pipeline's engine threads, beside the
+/// [`DataKey`] of the same key: CCMP keys for the multi-frame engine of
+/// [`wisec_crypto::batch`], the other suites' keys to unprotect frame by
+/// frame on those threads.
 #[derive(Clone)]
 pub enum BatchKey {
     /// CCMP-128.
     Ccmp128(Ccmp128),
     /// CCMP-256.
     Ccmp256(Ccmp256),
+    /// Another suite (WEP, TKIP, GCMP): one frame at a time.
+    Frames(std::sync::Arc<DataKey>),
 }
 
 impl BatchKey {
@@ -99,7 +103,10 @@ impl BatchKey {
         match suite {
             Suite::Ccmp128 => Ccmp128::new(key).ok().map(BatchKey::Ccmp128),
             Suite::Ccmp256 => Ccmp256::new(key).ok().map(BatchKey::Ccmp256),
-            _ => None,
+            s if s.is_bip() => None,
+            s => DataKey::new(s, key)
+                .ok()
+                .map(|k| BatchKey::Frames(std::sync::Arc::new(k))),
         }
     }
 
@@ -108,16 +115,28 @@ impl BatchKey {
         match self {
             BatchKey::Ccmp128(_) => Suite::Ccmp128,
             BatchKey::Ccmp256(_) => Suite::Ccmp256,
+            BatchKey::Frames(k) => k.suite(),
         }
     }
 
     /// Verifies and decrypts every frame in place, exactly as
     /// [`wisec_crypto::FrameProtector::unprotect_in_place`] one by one
     /// (a frame that fails is left as it was given).
+    /// A key of [`BatchKey::Frames`] unprotects nothing here: see
+    /// [`BatchKey::per_frame`].
     pub fn unprotect_batch(&self, frames: &mut [FrameBuf<'_>]) -> usize {
         match self {
             BatchKey::Ccmp128(k) => k.unprotect_batch(frames),
             BatchKey::Ccmp256(k) => k.unprotect_batch(frames),
+            BatchKey::Frames(_) => 0,
+        }
+    }
+
+    /// The key of a suite without a multi-frame engine.
+    pub fn per_frame(&self) -> Option<&DataKey> {
+        match self {
+            BatchKey::Frames(k) => Some(k),
+            _ => None,
         }
     }
 }
@@ -256,6 +275,9 @@ impl StaticKeys {
         };
         let k = DataKey::new(suite, key).map_err(|e| KeyError(e.to_string()))?;
         let id = self.id();
+        if let Some(b) = BatchKey::new(suite, key) {
+            self.batch.push((id, b));
+        }
         self.wep.push((id, k));
         Ok(())
     }

@@ -92,6 +92,9 @@ impl std::hash::Hasher for Fnv {
 
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
+/// Entries a [`Memo`] looks up by comparison rather than by hash.
+const MEMO_LINEAR: usize = 32;
+
 /// A map for per-frame counters that remembers the entry it returned
 /// last: consecutive frames mostly belong to the same link and key.
 ///
@@ -126,24 +129,38 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
     fn get(&mut self, k: K) -> &mut V {
         let hit = matches!(self.items.get(self.last), Some((lk, _)) if *lk == k);
         if !hit {
-            let k = match self.index.get(&k) {
-                Some(_) => k,
-                None if self.items.len() < self.cap => k,
-                None => match self.spill {
-                    Some(s) => s,
-                    None => {
+            // A handful of links and keys: comparing them costs less than
+            // hashing the key (the profile of a capture of 8 stations,
+            // whose frames alternate, showed the hash map's lookups).
+            let found = if self.items.len() <= MEMO_LINEAR {
+                self.items.iter().position(|(x, _)| *x == k)
+            } else {
+                self.index.get(&k).copied()
+            };
+            self.last = match found {
+                Some(i) => i,
+                None => {
+                    let k = if self.items.len() < self.cap {
+                        k
+                    } else if let Some(s) = self.spill {
+                        s
+                    } else {
                         self.index.clear();
                         self.items.clear();
                         self.resets += 1;
                         k
+                    };
+                    match self.index.get(&k) {
+                        Some(&i) => i,
+                        None => {
+                            self.items.push((k, V::default()));
+                            let i = self.items.len() - 1;
+                            self.index.insert(k, i);
+                            i
+                        }
                     }
-                },
+                }
             };
-            let items = &mut self.items;
-            self.last = *self.index.entry(k).or_insert_with(|| {
-                items.push((k, V::default()));
-                items.len() - 1
-            });
         }
         &mut self.items[self.last].1
     }
@@ -579,6 +596,19 @@ pub struct DecryptConfig {
     /// Write decrypted data frames as Ethernet frames, and only them, like
     /// airdecap-ng (`--ethernet`).
     pub ethernet: bool,
+    /// Threads unprotecting the frames of a stretch in parallel
+    /// (`--threads`; `None`: one per core). The output does not depend on
+    /// it: the frames are handled in capture order after.
+    pub threads: Option<std::num::NonZeroUsize>,
+}
+
+impl DecryptConfig {
+    /// The unprotecting threads to start: `threads`, or one per core.
+    pub fn engine_threads(&self) -> usize {
+        self.threads
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, std::num::NonZeroUsize::get)
+    }
 }
 
 /// Per-suite counters of `wisec decrypt`.
@@ -695,6 +725,25 @@ pub struct DecryptSummary {
 /// a proof: CCMP and GCMP headers match by chance once in 128.
 fn looks_like_tkip(body: &[u8]) -> bool {
     matches!(body, [tsc1, seed, ..] if *seed == (*tsc1 | 0x20) & 0x7f)
+}
+
+/// The data keys to try on a frame, in order: those of `suite` (WEP keys
+/// whatever it is), TKIP keys first when the header looks like TKIP's and
+/// last otherwise.
+fn candidates<'k, K: KeyStore>(
+    keys: &'k K,
+    q: &KeyQuery<'_>,
+    suite: Option<Suite>,
+    tkip_hint: bool,
+) -> Vec<(KeyId, &'k DataKey)> {
+    let mut cands = keys.data_keys(q);
+    if let Some(only) = suite {
+        cands.retain(|(_, k)| q.wep || k.suite() == only);
+    }
+    if cands.len() > 1 {
+        cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
+    }
+    cands
 }
 
 /// The BSS and station of a frame: the station is `None` for group
@@ -909,8 +958,9 @@ fn new_orig_len(orig_len: u32, old: usize, new: usize) -> u32 {
 }
 
 /// What key lookups of protected frames depend on: RA, TA, group
-/// addressed, Key ID.
-type QueryKey = (MacAddr, MacAddr, bool, u16);
+/// addressed, Key ID, WEP, and whether the header looks like TKIP's (the
+/// order the candidates are tried in).
+type QueryKey = (MacAddr, MacAddr, bool, u16, bool, bool);
 
 /// The counters of `wisec decrypt` while the capture streams.
 struct Decrypter {
@@ -936,19 +986,21 @@ struct Decrypter {
 /// (once classified) their index in the batch; then why the reading
 /// stopped.
 struct Stretch {
-    arena: Vec<u8>,
+    /// The packets as read; shared with the batches while they run.
+    arena: std::sync::Arc<Vec<u8>>,
     metas: Vec<PacketMeta>,
     locs: Vec<Option<Loc>>,
     /// Packets of interfaces that carry no 802.11 frames.
     foreign: Vec<bool>,
-    slots: Vec<Option<usize>>,
+    /// Per packet: the batch it was queued in, and its index there.
+    slots: Vec<Option<(usize, usize)>>,
     stop: Stop,
 }
 
 impl Stretch {
     fn new() -> Stretch {
         Stretch {
-            arena: Vec::with_capacity(STRETCH_BYTES + (1 << 18)),
+            arena: std::sync::Arc::new(Vec::with_capacity(STRETCH_BYTES + (1 << 18))),
             metas: Vec::new(),
             locs: Vec::new(),
             foreign: Vec::new(),
@@ -966,12 +1018,15 @@ impl Stretch {
         fcs: FcsMode,
         size: usize,
     ) -> Result<(), CaptureError> {
-        self.arena.clear();
+        // The batches let go of the bytes before the stretch came back (a
+        // copy otherwise).
+        let arena = std::sync::Arc::make_mut(&mut self.arena);
+        arena.clear();
         self.metas.clear();
         self.locs.clear();
         self.foreign.clear();
         self.slots.clear();
-        self.stop = reader.read_packets(&mut self.arena, &mut self.metas, size)?;
+        self.stop = reader.read_packets(arena, &mut self.metas, size)?;
         for m in &mut self.metas {
             let iface = usize::try_from(m.interface)
                 .ok()
@@ -981,8 +1036,7 @@ impl Stretch {
             // Radiotap padding out: the packet then starts `pad.len`
             // octets later, its MPDU contiguous.
             let pad = match iface {
-                Some(i) if i.link_type == LINKTYPE_RADIOTAP => self
-                    .arena
+                Some(i) if i.link_type == LINKTYPE_RADIOTAP => arena
                     .get_mut(m.start..m.start + m.len)
                     .and_then(|d| link::unpad(i, d)),
                 _ => None,
@@ -992,7 +1046,7 @@ impl Stretch {
                 m.len -= p.len;
                 m.orig_len = m.orig_len.saturating_sub(p.len as u32);
             }
-            let data = self.arena.get(m.start..m.start + m.len).unwrap_or_default();
+            let data = arena.get(m.start..m.start + m.len).unwrap_or_default();
             let loc = iface.and_then(|i| Loc::find(i, fcs, m, data, pad));
             self.locs.push(loc);
         }
@@ -1036,12 +1090,12 @@ impl Decrypter {
             return None;
         }
         let mpdu = link::mpdu(data, &l.framing);
-        let (kind, key_id) = classify(mpdu.get(l.header_len..)?).ok()?;
-        if kind == HeaderKind::Wep {
-            return None;
-        }
+        let body = mpdu.get(l.header_len..)?;
+        let (kind, key_id) = classify(body).ok()?;
+        let wep = kind == HeaderKind::Wep;
+        let tkip_hint = !wep && looks_like_tkip(body);
         let group = l.ra.is_group();
-        let key = (l.ra, ta, group, u16::from(key_id));
+        let key = (l.ra, ta, group, u16::from(key_id), wep, tkip_hint);
         if let Some((k, c)) = self.cache_last {
             if k == key {
                 return c;
@@ -1055,15 +1109,11 @@ impl Decrypter {
             ra: l.ra,
             ta,
             group,
-            wep: false,
+            wep,
             key_id: u16::from(key_id),
             frame: mpdu,
         };
-        let mut cands = keys.data_keys(&q);
-        if let Some(only) = self.cfg.suite {
-            cands.retain(|(_, k)| k.suite() == only);
-        }
-        // With only CCMP candidates the TKIP hint reorders nothing.
+        let cands = candidates(keys, &q, self.cfg.suite, tkip_hint);
         let engines = cands
             .iter()
             .all(|(id, k)| keys.batch_key(*id).is_some_and(|b| b.suite() == k.suite()));
@@ -1081,33 +1131,50 @@ impl Decrypter {
     }
 
     /// Looks up the candidate keys of every frame of a stretch and queues
-    /// those the multi-frame engine can take (cleared `batch` first);
-    /// returns the key generation the lookups belong to.
+    /// those the multi-frame engine can take (cleared `batches` first),
+    /// the stretch split into as many runs of packets as there are
+    /// batches; returns the key generation the lookups belong to.
     fn classify<K: KeyStore>(
         &mut self,
         keys: &K,
         c: &mut Stretch,
-        batch: &mut Batch,
+        batches: &mut [Batch],
     ) -> Option<u64> {
-        batch.clear();
+        for b in batches.iter_mut() {
+            b.clear();
+            b.set_input(c.arena.clone());
+        }
         c.slots.clear();
+        let per_batch = c.metas.len().div_ceil(batches.len().max(1)).max(1);
         let gen = keys.key_generation();
         if gen != self.cache_gen {
             self.cache.clear();
             self.cache_last = None;
             self.cache_gen = gen;
         }
-        for (m, loc) in c.metas.iter().zip(&c.locs) {
+        for (n, (m, loc)) in c.metas.iter().zip(&c.locs).enumerate() {
             let data = c.arena.get(m.start..m.start + m.len).unwrap_or_default();
-            let slot = match (gen, loc) {
-                (Some(_), Some(l)) => self
-                    .batchable(keys, l, data)
-                    .map(|cands| batch.push(link::mpdu(data, &l.framing), cands)),
+            let b = n / per_batch;
+            let slot = match (gen, loc, batches.get_mut(b)) {
+                (Some(_), Some(l), Some(batch)) => self.batchable(keys, l, data).map(|cands| {
+                    // The MPDU's place in the arena (none when the packet
+                    // is too short for it: the frame then fails).
+                    let at = m.start + l.framing.prefix;
+                    let len = l.framing.mpdu_len;
+                    let src = if link::mpdu(data, &l.framing).len() == len {
+                        at..at + len
+                    } else {
+                        at..at
+                    };
+                    (b, batch.push(src, l.framing.fcs, cands))
+                }),
                 _ => None,
             };
             c.slots.push(slot);
         }
-        batch.bind(keys, &mut self.engines);
+        for batch in batches.iter_mut() {
+            batch.bind(keys, &mut self.engines);
+        }
         gen
     }
 
@@ -1121,14 +1188,14 @@ impl Decrypter {
         &mut self,
         keys: &mut K,
         c: &mut Stretch,
-        batch: &mut Batch,
+        batches: &mut [Batch],
         mut gen: Option<u64>,
         out: &mut Output<'_>,
     ) -> Result<bool> {
         let start = keys.key_generation();
         if start != gen {
-            gen = self.classify(keys, c, batch);
-            batch.run();
+            gen = self.classify(keys, c, batches);
+            batches.iter_mut().for_each(Batch::run);
         }
         for (((m, loc), slot), foreign) in c.metas.iter().zip(&c.locs).zip(&c.slots).zip(&c.foreign)
         {
@@ -1144,11 +1211,11 @@ impl Decrypter {
                 continue;
             }
             let pre = slot
-                .filter(|&i| {
+                .and_then(|(b, i)| Some((batches.get(b)?, i)))
+                .filter(|&(batch, i)| {
                     matches!(batch.outcome(i), Outcome::Verified(..) | Outcome::Failed)
                         && keys.key_generation() == gen
-                })
-                .map(|i| (&*batch, i));
+                });
             self.packet(keys, m, data, loc.as_ref(), pre, out)?;
         }
         Ok(keys.key_generation() != start)
@@ -1299,13 +1366,7 @@ impl Decrypter {
             }
             None => {
                 let q = query();
-                let mut cands: Vec<(KeyId, &DataKey)> = keys.data_keys(&q);
-                if let Some(only) = cfg.suite {
-                    cands.retain(|(_, k)| wep || k.suite() == only);
-                }
-                if cands.len() > 1 {
-                    cands.sort_by_key(|(_, k)| (k.suite() == Suite::Tkip) != tkip_hint);
-                }
+                let cands = candidates(keys, &q, cfg.suite, tkip_hint);
                 if cands.is_empty() && tk_only.is_empty() {
                     let reason = keys.no_key_reason(&q);
                     let st = suite_stats(&mut self.suites, fallback);
@@ -1448,7 +1509,14 @@ impl Decrypter {
         } else {
             let framing = f.framing;
             let prefix = data.get(..framing.prefix).unwrap_or_default();
-            let fcs = link::fcs(plain).to_le_bytes();
+            // Only a frame that had an FCS gets one (the engine threads
+            // computed it for the frames they unprotected).
+            let fcs = match pre {
+                _ if !framing.fcs => 0,
+                Some((b, i)) if in_batch => b.fcs(i).unwrap_or_else(|| link::fcs(plain)),
+                _ => link::fcs(plain),
+            }
+            .to_le_bytes();
             let fcs: &[u8] = if framing.fcs { &fcs } else { &[] };
             let new = prefix.len() + plain.len() + fcs.len();
             let orig = new_orig_len(m.orig_len, data.len(), new);
@@ -1602,8 +1670,9 @@ impl RxState {
 /// candidate keys are all CCMP go through the multi-frame engine
 /// together, then every frame is handled in capture order (replay
 /// counters, key installs, statistics), with results identical to
-/// handling the frames one by one. The output is written by a second
-/// thread.
+/// handling the frames one by one. The capture is read by one thread, the
+/// output written by another, and the frames of a stretch are unprotected
+/// by `cfg.engine_threads()` threads, each taking one run of it.
 pub fn decrypt<W: Write + Send, K: KeyStore>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
@@ -1619,9 +1688,12 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
     // Stretches read and located, and back with the next size.
     let (read_tx, read_rx) = sync_channel::<Result<Stretch, CaptureError>>(READ_AHEAD);
     let (free_tx, free_rx) = channel::<(Stretch, usize)>();
-    // Batches to unprotect, and back.
-    let (job_tx, job_rx) = channel::<Batch>();
-    let (done_tx, done_rx) = channel::<Batch>();
+    // Batches to unprotect, and back: one pair of channels per engine
+    // thread, so that batch k of every stretch goes to thread k and comes
+    // back in the order it went.
+    let threads = cfg.engine_threads();
+    let (job_tx, job_rx): (Vec<_>, Vec<_>) = (0..threads).map(|_| channel::<Batch>()).unzip();
+    let (done_tx, done_rx): (Vec<_>, Vec<_>) = (0..threads).map(|_| channel::<Batch>()).unzip();
     std::thread::scope(|scope| {
         let writing = scope.spawn(move || -> std::io::Result<()> {
             for mut block in full_rx {
@@ -1643,14 +1715,16 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
                 }
             }
         });
-        scope.spawn(move || {
-            for mut b in job_rx {
-                b.run();
-                if done_tx.send(b).is_err() {
-                    break;
+        for (job_rx, done_tx) in job_rx.into_iter().zip(done_tx) {
+            scope.spawn(move || {
+                for mut b in job_rx {
+                    b.run();
+                    if done_tx.send(b).is_err() {
+                        break;
+                    }
                 }
-            }
-        });
+            });
+        }
         let mut out = Output {
             enc,
             block: Vec::with_capacity(OUT_BLOCK + (1 << 16)),
@@ -1684,8 +1758,9 @@ const READ_AHEAD: usize = 2;
 struct Io {
     read: Receiver<Result<Stretch, CaptureError>>,
     free: Sender<(Stretch, usize)>,
-    job: Sender<Batch>,
-    done: Receiver<Batch>,
+    /// Per engine thread.
+    job: Vec<Sender<Batch>>,
+    done: Vec<Receiver<Batch>>,
 }
 
 impl Io {
@@ -1696,10 +1771,24 @@ impl Io {
         }
     }
 
-    fn unprotected(&self) -> Result<Batch> {
+    /// Hands batch k to engine thread k.
+    fn unprotect(&self, batches: Vec<Batch>) -> Result<()> {
+        for (tx, b) in self.job.iter().zip(batches) {
+            tx.send(b)
+                .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        }
+        Ok(())
+    }
+
+    /// The batches of the oldest stretch handed over, in order.
+    fn unprotected(&self) -> Result<Vec<Batch>> {
         self.done
-            .recv()
-            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+            .iter()
+            .map(|rx| {
+                rx.recv()
+                    .map_err(|_| anyhow::anyhow!("the batch engine stopped"))
+            })
+            .collect()
     }
 }
 
@@ -1721,18 +1810,18 @@ fn decrypt_stream<K: KeyStore>(
     for _ in 0..=READ_AHEAD {
         let _ = io.free.send((Stretch::new(), size));
     }
-    let mut spare: Vec<Batch> = Vec::new();
+    let threads = io.job.len();
+    let mut spare: Vec<Vec<Batch>> = Vec::new();
     let mut pending: Option<(Stretch, Option<u64>)> = None;
     loop {
         let mut st = io.stretch()?;
         for _ in &st.metas {
             tick();
         }
-        let mut batch = spare.pop().unwrap_or_default();
-        let gen = d.classify(keys, &mut st, &mut batch);
-        io.job
-            .send(batch)
-            .map_err(|_| anyhow::anyhow!("the batch engine stopped"))?;
+        let mut batches = spare.pop().unwrap_or_default();
+        batches.resize_with(threads, Batch::default);
+        let gen = d.classify(keys, &mut st, &mut batches);
+        io.unprotect(batches)?;
         let last = !matches!(st.stop, Stop::Full);
         let mut ready = vec![];
         ready.extend(pending.take());
@@ -1742,15 +1831,15 @@ fn decrypt_stream<K: KeyStore>(
             pending = Some((st, gen));
         }
         for (mut st, gen) in ready {
-            let mut batch = io.unprotected()?;
-            let changed = d.apply(keys, &mut st, &mut batch, gen, out)?;
+            let mut batches = io.unprotected()?;
+            let changed = d.apply(keys, &mut st, &mut batches, gen, out)?;
             size = if changed || keys.key_generation().is_none() {
                 STRETCH_MIN
             } else {
                 (size * 2).min(STRETCH_BYTES)
             };
-            batch.clear();
-            spare.push(batch);
+            batches.iter_mut().for_each(Batch::clear);
+            spare.push(batches);
             let stop = std::mem::replace(&mut st.stop, Stop::Full);
             // The reader may have ended: the stretch is not needed then.
             let _ = io.free.send((st, size));
