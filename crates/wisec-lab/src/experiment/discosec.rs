@@ -967,9 +967,18 @@ mod tests {
         // better of no_auth.
         assert!(none_agg > 1.15 * none, "{none} {none_agg}");
         assert!(fast_agg >= 0.78 * none_agg, "{fast_agg} {none_agg}");
-        // full_auth costs the AP more per frame than fast_auth: never
-        // more throughput.
-        assert!(get("full_auth", true) <= fast_agg, "{fast_agg}");
+        // full_auth costs the AP more processor time than fast_auth, and
+        // gives no more throughput (the same octets on the air; the
+        // trials' backoff draws differ, hence the 2%).
+        let cpu = |m: &str| {
+            r.iter()
+                .find(|r| text(&r.spec, "mode") == Some(m) && aggregated(&r.spec))
+                .and_then(|r| r.metric("ap_crypto_ms"))
+                .unwrap()
+        };
+        assert!(cpu("full_auth") > cpu("fast_auth"));
+        let full_agg = get("full_auth", true);
+        assert!(full_agg <= 1.02 * fast_agg, "{full_agg} {fast_agg}");
         let md: String = rep.tables.iter().map(|t| t.to_markdown()).collect();
         assert!(md.contains("| A-MPDU |"), "{md}");
         assert!(Discosec::new(&RunOptions {

@@ -257,6 +257,57 @@ impl Table {
         self.columns.iter().position(|c| c.name == name)
     }
 
+    /// Grouped bars of this table: one group per row, labelled by the
+    /// column `category`, one bar per column of `columns` (series named
+    /// after the column; a lab column beside the seed's column puts the
+    /// seed's values beside the lab's). Empty or non-numeric cells draw no
+    /// bar; a column that has no number at all gives no series. `None`
+    /// when no series has a bar.
+    pub fn bars(
+        &self,
+        category: &str,
+        columns: &[&str],
+        x_label: &str,
+        y_label: &str,
+    ) -> Option<Plot> {
+        let ci = self.column_index(category)?;
+        let categories: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| r.get(ci).map(ToString::to_string).unwrap_or_default())
+            .collect();
+        let series: Vec<Series> = columns
+            .iter()
+            .filter_map(|name| {
+                let i = self.column_index(name)?;
+                let points: Vec<(f64, f64)> = self
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, r)| match r.get(i) {
+                        Some(Value::Num(x)) if x.is_finite() => Some((k as f64, *x)),
+                        Some(Value::Int(x)) => Some((k as f64, *x as f64)),
+                        _ => None,
+                    })
+                    .collect();
+                (!points.is_empty()).then(|| Series {
+                    label: (*name).to_string(),
+                    points,
+                    errors: None,
+                })
+            })
+            .collect();
+        (!series.is_empty()).then(|| Plot {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            kind: PlotKind::Bars,
+            categories,
+            series,
+        })
+    }
+
     /// The table as CSV (RFC 4180 quoting), headers with units.
     pub fn to_csv(&self) -> String {
         fn cell(s: &str) -> String {

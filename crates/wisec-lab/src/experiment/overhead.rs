@@ -911,7 +911,28 @@ at 0.25)",
                     plots.extend(plot);
                     tables.push(t);
                 }
-                tables.push(self.overhead_table(&stats, c, rate, seed_here));
+                let t = self.overhead_table(&stats, c, rate, seed_here);
+                // What seed 001's overhead tables give: the % lost
+                // against open, the seed's beside the lab's.
+                let cols: &[&str] = if self.live {
+                    &[
+                        "TCP",
+                        "simulated TCP",
+                        "seed 001 TCP",
+                        "UDP",
+                        "simulated UDP",
+                        "seed 001 UDP",
+                    ]
+                } else {
+                    &["TCP", "seed 001 TCP", "UDP", "seed 001 UDP"]
+                };
+                plots.extend(t.bars(
+                    "suite",
+                    cols,
+                    "suite",
+                    "throughput overhead against open (%)",
+                ));
+                tables.push(t);
                 if self.measures.contains(&Measure::Ping) {
                     tables.push(self.ping_table(&stats, c, rate, seed_here));
                 }
