@@ -99,6 +99,33 @@ pub fn is_seed(label: &str) -> bool {
     label.to_ascii_lowercase().starts_with("seed")
 }
 
+/// The colour index of series `i`: a seed's series takes the colour of the
+/// lab series it stands beside (the one whose label its own ends with,
+/// after "seed NNN "), so that a pair reads as one.
+pub fn colour_index(series: &[crate::experiment::Series], i: usize) -> usize {
+    let Some(s) = series.get(i) else {
+        return i;
+    };
+    if !is_seed(&s.label) {
+        return i;
+    }
+    let rest: String = s
+        .label
+        .split_whitespace()
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if rest.is_empty() {
+        return i;
+    }
+    series
+        .iter()
+        .position(|o| {
+            !is_seed(&o.label) && (o.label == rest || o.label.ends_with(&format!(" {rest}")))
+        })
+        .unwrap_or(i)
+}
+
 /// The title as lines that fit `width` pixels at `px` (measured with the
 /// loaded font), and that size: the largest size from [`TITLE_PX`] down
 /// to [`TITLE_MIN_PX`] on one line, else word-wrapped lines at the
@@ -246,7 +273,7 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
     mesh.draw().map_err(e)?;
     let k = plot.series.len().max(1) as f64;
     for (i, s) in plot.series.iter().enumerate() {
-        let c = COLOURS[i % COLOURS.len()];
+        let c = COLOURS[colour_index(&plot.series, i) % COLOURS.len()];
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -430,5 +457,25 @@ gives only the saturated point: see the table above), without and with aggregati
             }
         }
         assert!(is_seed("seed 001 TCP") && is_seed("Seed 003") && !is_seed("wisec lab"));
+        let series = |l: &[&str]| -> Vec<Series> {
+            l.iter()
+                .map(|x| Series {
+                    label: (*x).into(),
+                    points: Vec::new(),
+                    errors: None,
+                })
+                .collect()
+        };
+        let v = series(&[
+            "TCP",
+            "UDP",
+            "seed 001 TCP",
+            "seed 001 UDP",
+            "seed 003 Cube",
+        ]);
+        let idx: Vec<usize> = (0..v.len()).map(|i| colour_index(&v, i)).collect();
+        assert_eq!(idx, [0, 1, 0, 1, 4]);
+        let v = series(&["wisec lab bare-bare", "seed 000 bare-bare"]);
+        assert_eq!(colour_index(&v, 1), 0);
     }
 }
