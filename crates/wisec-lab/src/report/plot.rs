@@ -126,6 +126,30 @@ pub fn colour_index(series: &[crate::experiment::Series], i: usize) -> usize {
         .unwrap_or(i)
 }
 
+/// The largest font size, 14 down to 8 pixels, at which every category
+/// label fits its share of the x axis, so that neighbours do not touch.
+pub fn category_px(categories: &[String]) -> u32 {
+    let _ = font();
+    let share = f64::from(WIDTH - 2 * MARGIN - 72) / categories.len().max(1) as f64;
+    for px in (8..=14u32).rev() {
+        let widest = categories
+            .iter()
+            .map(|c| {
+                ("sans-serif", px)
+                    .into_font()
+                    .box_size(c)
+                    .map(|(w, _)| w)
+                    .unwrap_or((c.chars().count() as f64 * f64::from(px) * 0.6) as u32)
+            })
+            .max()
+            .unwrap_or(0);
+        if f64::from(widest) <= 0.9 * share {
+            return px;
+        }
+    }
+    8
+}
+
 /// The title as lines that fit `width` pixels at `px` (measured with the
 /// loaded font), and that size: the largest size from [`TITLE_PX`] down
 /// to [`TITLE_MIN_PX`] on one line, else word-wrapped lines at the
@@ -265,6 +289,7 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
         if bars {
             mesh.x_labels(plot.categories.len().max(1) * 2 + 1)
                 .x_label_formatter(&category)
+                .x_label_style(("sans-serif", category_px(&plot.categories)))
                 .disable_x_mesh();
         }
     } else {
@@ -475,6 +500,23 @@ gives only the saturated point: see the table above), without and with aggregati
         ]);
         let idx: Vec<usize> = (0..v.len()).map(|i| colour_index(&v, i)).collect();
         assert_eq!(idx, [0, 1, 0, 1, 4]);
+        // Ten suites on one axis: a smaller font than three.
+        let names = |l: &[&str]| l.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        let few = names(&["Open", "WEP-40", "CCMP-128"]);
+        let many = names(&[
+            "Open",
+            "WEP-40",
+            "WEP-104",
+            "TKIP",
+            "CCMP-128",
+            "CCMP-256",
+            "GCMP-128",
+            "GCMP-256",
+            "DiscoSec fast",
+            "DiscoSec full",
+        ]);
+        assert_eq!(category_px(&few), 14);
+        assert!(category_px(&many) < 14);
         let v = series(&["wisec lab bare-bare", "seed 000 bare-bare"]);
         assert_eq!(colour_index(&v, 1), 0);
     }
