@@ -61,7 +61,8 @@ const T_RX: u64 = 3;
 const T_MGMT: u64 = 4;
 const T_BEACON: u64 = 5;
 const T_INJECT: u64 = 6;
-const TIMERS: usize = 7;
+const T_REJOIN: u64 = 7;
+const TIMERS: usize = 8;
 const MGMT_TIMEOUT: Time = Time::from_ms(100);
 /// Frames a node's driver queue holds before it drops.
 const TXQ_LIMIT: usize = 256;
@@ -527,6 +528,10 @@ pub struct ApNode {
     class3: BTreeMap<MacAddr, Time>,
     /// WPA2-Enterprise: the 802.1X authenticator's setup and RADIUS port.
     dot1x: Option<Box<enterprise::ApDot1x>>,
+    /// DiscoSec: the AP caches each station's master key (seed 003, 3.3).
+    key_caching: bool,
+    /// DiscoSec key agreements already charged to the processor.
+    ecdh_charged: u64,
 }
 
 impl core::fmt::Debug for ApNode {
@@ -570,7 +575,23 @@ impl ApNode {
             pmf: false,
             class3: BTreeMap::new(),
             dot1x: None,
+            key_caching: true,
+            ecdh_charged: 0,
         }
+    }
+
+    /// DiscoSec: whether the AP keeps each station's master key so that
+    /// the station's next association needs no ECDH (on by default; set
+    /// before the simulation starts).
+    pub fn set_key_caching(&mut self, on: bool) {
+        self.key_caching = on;
+    }
+
+    /// Sets the share of the AP's processor (0 to 0.95) a background load
+    /// takes: every crypto job, the ECDH included, then takes its cost ÷
+    /// (1 − load).
+    pub fn set_background_load(&mut self, load: f64) {
+        self.radio.cpu.set_load(load);
     }
 
     /// Requires management frame protection (802.11w) of every station
@@ -647,6 +668,20 @@ impl ApNode {
         let Some(ap) = self.disco.as_mut() else {
             return;
         };
+        // The key agreements the core computed for these frames run on
+        // the AP's processor before their answers can go out.
+        let ops = ap.stats().ecdh_ops;
+        let new = ops.saturating_sub(self.ecdh_charged);
+        self.ecdh_charged = ops;
+        let ready = if new > 0 {
+            let cost = self
+                .radio
+                .profile
+                .ecdh_time(&self.radio.cal, ap.config().curve, new, 0);
+            self.radio.cpu.run(now, cost)
+        } else {
+            now
+        };
         let mut out = Vec::new();
         while let Some(f) = ap.poll_transmit() {
             out.push(f.to_vec());
@@ -674,7 +709,7 @@ impl ApNode {
         }
         let next = ap.poll_timeout().map(instant_time);
         for f in out {
-            self.radio.queue(ctx, now, f);
+            self.radio.queue(ctx, ready, f);
         }
         if let Some(t) = next {
             self.radio.timer(ctx, T_MGMT, t);
@@ -1094,6 +1129,7 @@ impl ApNode {
             return;
         };
         cfg.mode = mode;
+        cfg.key_cache = self.key_caching;
         let rng = LabRng::new(self.rng.next());
         self.disco = Some(Box::new(discosec::Ap::new(now_instant(now), cfg, rng)));
     }
@@ -1277,6 +1313,18 @@ pub struct StaNode {
     /// WPA2-Enterprise: EAP goes to and from the TAP's supplicant, the
     /// MSK comes in through a port of its own.
     dot1x: Option<Box<enterprise::StaDot1x>>,
+    /// DiscoSec: keep the key pair and master keys for the next
+    /// association (seed 003, 3.3).
+    key_caching: bool,
+    /// DiscoSec key agreements already charged to the processor.
+    ecdh_charged: u64,
+    /// DiscoSec: associate again this long after the first association.
+    rejoin_after: Option<Time>,
+    /// When the station started its latest key exchange: the first frame
+    /// it sent towards the AP after deciding to join.
+    pub exchange_started_at: Option<Time>,
+    /// Associations completed.
+    pub associations: u32,
 }
 
 impl core::fmt::Debug for StaNode {
@@ -1326,6 +1374,11 @@ impl StaNode {
             disconnects: 0,
             tap: None,
             dot1x: None,
+            key_caching: true,
+            ecdh_charged: 0,
+            rejoin_after: None,
+            exchange_started_at: None,
+            associations: 0,
         }
     }
 
@@ -1368,6 +1421,19 @@ impl StaNode {
         if let Some(d) = self.dot1x.as_mut() {
             d.reset();
         }
+    }
+
+    /// DiscoSec: whether the station keeps its key pair and master keys
+    /// for its next association (on by default; set before the
+    /// simulation starts).
+    pub fn set_key_caching(&mut self, on: bool) {
+        self.key_caching = on;
+    }
+
+    /// DiscoSec: `after` its first association, the station leaves and
+    /// associates again (with key caching, without ECDH).
+    pub fn set_rejoin(&mut self, after: Time) {
+        self.rejoin_after = Some(after);
     }
 
     /// Sets the interface the simulator gave the station.
@@ -1424,6 +1490,27 @@ impl StaNode {
         };
         self.send_mgmt(ctx, MgmtSubtype::AssocRequest, body, &var);
         self.radio.timer(ctx, T_MGMT, now + MGMT_TIMEOUT);
+    }
+
+    /// DiscoSec: leaves the AP (an authenticated Deauthentication) and
+    /// joins it again at once.
+    fn rejoin(&mut self, now: Time, ctx: &mut Ctx<'_>) {
+        let Some(s) = self.disco.as_mut() else {
+            return;
+        };
+        let _ = s.disconnect(wisec_wire::mgmt::ReasonCode::DEAUTH_LEAVING);
+        let mut out = Vec::new();
+        while let Some(f) = s.poll_transmit() {
+            out.push(f.to_vec());
+        }
+        while s.poll_event().is_some() {}
+        for f in out {
+            self.radio.queue(ctx, now, f);
+        }
+        self.phase = StaPhase::Scanning;
+        self.exchange_started_at = None;
+        s.connect(now_instant(now), BSSID);
+        self.pump_disco(now, ctx);
     }
 
     fn connected(&mut self, now: Time, ctx: &mut Ctx<'_>) {
@@ -1502,9 +1589,36 @@ impl StaNode {
         let Some(s) = self.disco.as_mut() else {
             return;
         };
+        // Its key agreements (and the key pair each needs: a fresh one
+        // per exchange without caching, the static one once with it) run
+        // on the station's processor before its frames go out.
+        let ops = s.stats().ecdh_ops;
+        let new = ops.saturating_sub(self.ecdh_charged);
+        let keygens = if self.key_caching {
+            u64::from(self.ecdh_charged == 0 && new > 0)
+        } else {
+            new
+        };
+        self.ecdh_charged = ops;
+        let mut ready = now;
+        if new > 0 {
+            let cost = self.radio.profile.ecdh_time(
+                &self.radio.cal,
+                discosec::Curve::default(),
+                new,
+                keygens,
+            );
+            ready = self.radio.cpu.run(now, cost);
+        }
         let mut out = Vec::new();
         while let Some(f) = s.poll_transmit() {
             out.push(f.to_vec());
+        }
+        if !out.is_empty()
+            && self.phase != StaPhase::Connected
+            && self.exchange_started_at.is_none()
+        {
+            self.exchange_started_at = Some(now);
         }
         let mut up = false;
         let mut down = false;
@@ -1531,12 +1645,18 @@ impl StaNode {
         }
         let next = s.poll_timeout().map(instant_time);
         for f in out {
-            self.radio.queue(ctx, now, f);
+            self.radio.queue(ctx, ready, f);
         }
         if let Some(t) = next {
             self.radio.timer(ctx, T_MGMT, t);
         }
         if up {
+            self.associations += 1;
+            if self.associations == 1 {
+                if let Some(after) = self.rejoin_after {
+                    self.radio.timer(ctx, T_REJOIN, now + after);
+                }
+            }
             self.connected(now, ctx);
         }
     }
@@ -1748,7 +1868,8 @@ impl Node for StaNode {
     fn start(&mut self, now: Time, ctx: &mut Ctx<'_>) {
         if let Some(mode) = self.sec.discosec_mode() {
             let _ = mode;
-            if let Some(cfg) = discosec::StaConfig::new(self.addr, SSID.as_bytes()) {
+            if let Some(mut cfg) = discosec::StaConfig::new(self.addr, SSID.as_bytes()) {
+                cfg.key_caching = self.key_caching;
                 let rng = LabRng::new(self.rng.next());
                 let mut s = discosec::Sta::new(cfg, rng);
                 s.connect(now_instant(now), BSSID);
@@ -1820,6 +1941,7 @@ impl Node for StaNode {
         match token {
             T_TX => self.radio.kick(ctx),
             T_RX | T_STACK => self.run_stack(now, ctx),
+            T_REJOIN => self.rejoin(now, ctx),
             T_MGMT => {
                 if let Some(d) = self.disco.as_mut() {
                     d.handle_timeout(now_instant(now));

@@ -5,8 +5,15 @@
 //! measured on the host ([`Calibration`]): `cycles = per_frame + per_byte ×
 //! octets`, with host cycles = host nanoseconds × the host's clock in GHz.
 //! A node's [`DeviceProfile`] turns host cycles into its own time: it
-//! multiplies them by a cycles-per-byte factor for the suite's primitive
-//! (AES or RC4; the host is 1) and divides by its clock.
+//! takes the cost of the code that device runs (the host's own AES path
+//! when the device has AES instructions, otherwise the same operation on
+//! the portable table AES of [`crate::softaes`], also measured on the
+//! host), multiplies it by the device's architecture factor (its cycles
+//! per host cycle on the same code, from its processor's documentation)
+//! and divides by its clock (from the seed that describes the device).
+//! Public-key work (DiscoSec's ECDH) is measured the same way
+//! ([`EcdhCost`]) and scaled by the device's multi-precision factor.
+//! No factor of a built-in profile is fitted to a seed's result.
 //!
 //! The calibration is the only measured input of a run: given one (a JSON
 //! file written by `wisec lab calibrate --out FILE`), a seed and a
@@ -18,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use wisec_crypto::suite::{DataKey, Suite};
 use wisec_crypto::FrameProtector;
-use wisec_proto::discosec::{AuthMode, MasterKey, Session};
+use wisec_proto::discosec::{AuthMode, Curve, KeyPair, MasterKey, Session};
 
 /// The security of a link as the lab runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -206,10 +213,24 @@ pub struct SuiteCost {
     pub unprotect: OpCost,
 }
 
+/// The host cycles of DiscoSec's public-key work on one curve.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct EcdhCost {
+    /// One ECDH key agreement (a scalar multiplication of the peer's
+    /// point and the point checks).
+    pub agree_cycles: f64,
+    /// One key-pair generation (a scalar multiplication of the base
+    /// point).
+    pub keygen_cycles: f64,
+}
+
+/// The calibration format this build reads and writes.
+pub const CALIBRATION_VERSION: u32 = 2;
+
 /// The measured cost model of the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
-    /// Format version (1).
+    /// Format version ([`CALIBRATION_VERSION`]).
     pub version: u32,
     /// How it was obtained ("measured", "nominal", a file name...).
     pub source: String,
@@ -217,12 +238,33 @@ pub struct Calibration {
     pub host_mhz: f64,
     /// Per suite, by [`Security::name`].
     pub suites: BTreeMap<String, SuiteCost>,
+    /// Per AES suite, the same operation with its AES on the portable
+    /// table AES ([`crate::softaes`]): the real code's measured cost less
+    /// its AES blocks on the host's path, plus those blocks' measured cost
+    /// on the table AES. What a processor without AES instructions runs. GCMP has no table-AES measurement of its own and
+    /// is given CCM's (one AES block per 16 octets each, GHASH's table
+    /// multiplication in place of CBC-MAC's second AES).
+    pub soft_aes: BTreeMap<String, SuiteCost>,
+    /// Per DiscoSec curve (`p224`, `p256`, `p384`), the public-key work.
+    pub ecdh: BTreeMap<String, EcdhCost>,
+}
+
+/// The calibration key of a DiscoSec curve.
+pub fn curve_name(c: Curve) -> &'static str {
+    match c {
+        Curve::P224 => "p224",
+        Curve::P256 => "p256",
+        Curve::P384 => "p384",
+    }
 }
 
 impl Calibration {
     /// A fixed calibration with round figures close to a 3 GHz x86-64
     /// with AES instructions (for tests and for runs that must not depend
-    /// on the machine): RC4 suites ~6 cycles/octet, AES suites 2-4.
+    /// on the machine): RC4 suites ~6 cycles/octet, AES suites 2-4; on the
+    /// table AES about 19 cycles per octet of CCM and 9 of CMAC; a P-256
+    /// key agreement 660 000 cycles (round figures of `wisec lab
+    /// calibrate` on a 2.6 GHz x86-64).
     pub fn nominal() -> Calibration {
         let c = |pf: f64, pb: f64, uf: f64, ub: f64| SuiteCost {
             protect: OpCost {
@@ -245,12 +287,59 @@ impl Calibration {
         suites.insert("gcmp256".into(), c(800.0, 1.8, 800.0, 1.8));
         suites.insert("discosec-fast".into(), c(500.0, 0.0, 500.0, 0.0));
         suites.insert("discosec-full".into(), c(500.0, 1.3, 500.0, 1.3));
+        let mut soft_aes = BTreeMap::new();
+        for (k, pf, pb) in [
+            ("ccmp128", 400.0, 19.0),
+            ("ccmp256", 500.0, 25.0),
+            ("gcmp128", 400.0, 19.0),
+            ("gcmp256", 500.0, 25.0),
+            ("discosec-fast", 750.0, 0.0),
+            ("discosec-full", 1200.0, 8.7),
+        ] {
+            soft_aes.insert(k.into(), c(pf, pb, pf, pb));
+        }
+        let mut ecdh = BTreeMap::new();
+        for (k, a) in [
+            ("p224", 440_000.0),
+            ("p256", 660_000.0),
+            ("p384", 2_100_000.0),
+        ] {
+            ecdh.insert(
+                k.into(),
+                EcdhCost {
+                    agree_cycles: a,
+                    keygen_cycles: a,
+                },
+            );
+        }
         Calibration {
-            version: 1,
+            version: CALIBRATION_VERSION,
             source: "nominal".into(),
             host_mhz: 3000.0,
             suites,
+            soft_aes,
+            ecdh,
         }
+    }
+
+    /// Host cycles of `op` on an MPDU of `octets` under `sec` on the
+    /// table AES (0 for a suite without AES or not listed).
+    pub fn soft_cycles(&self, sec: Security, op: Op, octets: usize) -> f64 {
+        match self.soft_aes.get(sec.name()) {
+            Some(c) => match op {
+                Op::Protect => c.protect.cycles(octets),
+                Op::Unprotect => c.unprotect.cycles(octets),
+            },
+            None => 0.0,
+        }
+    }
+
+    /// The public-key costs of `curve` (zero when not listed).
+    pub fn ecdh_cost(&self, curve: Curve) -> EcdhCost {
+        self.ecdh
+            .get(curve_name(curve))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Host cycles of `op` on an MPDU of `octets` under `sec` (0 for a
@@ -273,24 +362,68 @@ impl Calibration {
         let host_mhz = host_mhz().unwrap_or(3000.0);
         let per_suite = (budget_ms.max(10) / Security::ALL.len() as u64).max(1);
         let mut suites = BTreeMap::new();
+        let mut soft_aes = BTreeMap::new();
         for sec in Security::ALL {
             suites.insert(
                 sec.name().to_string(),
                 measure_suite(sec, per_suite, host_mhz),
             );
         }
+        // One AES block on the host's own path (AES instructions when the
+        // CPU has them), serial as in CBC-MAC and CMAC: the slope of the
+        // host's AES-CMAC between 1 and 100 blocks.
+        let hw_block = match wisec_crypto::cmac::AesCmac::new(&[0x5a; 16]) {
+            Ok(k) => {
+                let data = [0x33u8; 1600];
+                let mut t = [0.0; 2];
+                for (i, n) in [16usize, 1600].into_iter().enumerate() {
+                    t[i] = median_ns(per_suite / 4, || {
+                        let mut m = k.clone();
+                        m.update(std::hint::black_box(&data[..n]));
+                        std::hint::black_box(m.finalize());
+                    });
+                }
+                ((t[1] - t[0]) / 99.0).max(0.0) * host_mhz / 1000.0
+            }
+            Err(_) => 0.0,
+        };
+        for sec in Security::ALL {
+            let (Some(soft), Some(real)) = (
+                measure_soft(sec, per_suite / 2, host_mhz),
+                suites.get(sec.name()),
+            ) else {
+                continue;
+            };
+            soft_aes.insert(
+                sec.name().to_string(),
+                soft_path(sec, real, &soft, hw_block),
+            );
+        }
+        let mut ecdh = BTreeMap::new();
+        for curve in Curve::ALL {
+            ecdh.insert(
+                curve_name(curve).to_string(),
+                measure_ecdh(curve, per_suite / 2, host_mhz),
+            );
+        }
         Calibration {
-            version: 1,
+            version: CALIBRATION_VERSION,
             source: "measured".into(),
             host_mhz,
             suites,
+            soft_aes,
+            ecdh,
         }
     }
 
     /// Checks the values of a calibration read from a file.
     pub fn validate(&self) -> Result<(), String> {
-        if self.version != 1 {
-            return Err(format!("version {} (this build reads 1)", self.version));
+        if self.version != CALIBRATION_VERSION {
+            return Err(format!(
+                "version {} (this build reads {CALIBRATION_VERSION}, which adds the table-AES and \
+ECDH costs: run `wisec lab calibrate` again)",
+                self.version
+            ));
         }
         if !(self.host_mhz.is_finite() && self.host_mhz > 0.0) {
             return Err("host_mhz must be a positive number".into());
@@ -307,6 +440,45 @@ impl Calibration {
                     ));
                 }
             }
+        }
+        for sec in Security::ALL {
+            if sec.primitive() == Primitive::Aes && !self.soft_aes.contains_key(sec.name()) {
+                return Err(format!("soft_aes: no cost for suite '{}'", sec.name()));
+            }
+        }
+        for (k, c) in &self.soft_aes {
+            let ok = |x: f64| x.is_finite() && x >= 0.0;
+            if Security::from_name(k).is_none_or(|s| s.primitive() != Primitive::Aes) {
+                return Err(format!("soft_aes: '{k}' is not an AES suite"));
+            }
+            for o in [c.protect, c.unprotect] {
+                if !ok(o.cycles_per_frame) || !ok(o.cycles_per_byte) {
+                    return Err(format!(
+                        "soft_aes '{k}': costs must be finite and not negative"
+                    ));
+                }
+            }
+        }
+        for curve in Curve::ALL {
+            let Some(c) = self.ecdh.get(curve_name(curve)) else {
+                return Err(format!("ecdh: no cost for curve '{}'", curve_name(curve)));
+            };
+            if ![c.agree_cycles, c.keygen_cycles]
+                .iter()
+                .all(|x| x.is_finite() && *x >= 0.0)
+            {
+                return Err(format!(
+                    "ecdh '{}': costs must be finite and not negative",
+                    curve_name(curve)
+                ));
+            }
+        }
+        if let Some(k) = self
+            .ecdh
+            .keys()
+            .find(|k| !Curve::ALL.iter().any(|c| curve_name(*c) == k.as_str()))
+        {
+            return Err(format!("ecdh: unknown curve '{k}'"));
         }
         Ok(())
     }
@@ -415,30 +587,150 @@ fn measure_suite(sec: Security, budget_ms: u64, host_mhz: f64) -> SuiteCost {
             });
         }
     }
-    let fit = |t: [f64; 2], small: usize, large: usize| {
-        let per_byte = ((t[1] - t[0]) / (large - small) as f64).max(0.0);
-        let per_frame = (t[0] - per_byte * small as f64).max(0.0);
-        OpCost {
-            cycles_per_frame: per_frame * ghz,
-            cycles_per_byte: per_byte * ghz,
-        }
-    };
     let (s, l) = (24 + SMALL, 24 + LARGE);
     SuiteCost {
-        protect: fit(pt, s, l),
-        unprotect: fit(ut, s, l),
+        protect: fit(pt, s, l, ghz),
+        unprotect: fit(ut, s, l, ghz),
     }
 }
 
-/// A device class: a clock and how many times more cycles per octet than
-/// the host it needs for AES and for RC4.
+/// The linear model through two timings (ns) of MPDUs of `small` and
+/// `large` octets, in host cycles.
+fn fit(t: [f64; 2], small: usize, large: usize, ghz: f64) -> OpCost {
+    let per_byte = ((t[1] - t[0]) / (large - small) as f64).max(0.0);
+    let per_frame = (t[0] - per_byte * small as f64).max(0.0);
+    OpCost {
+        cycles_per_frame: per_frame * ghz,
+        cycles_per_byte: per_byte * ghz,
+    }
+}
+
+/// The AES blocks `sec` encrypts per frame and per octet of MPDU: CCM
+/// (CCMP, and GCMP standing in) B0, two blocks of AAD and S0, then two per
+/// 16 octets of body; DiscoSec full_auth one per 16 octets of the covered
+/// frame; fast_auth one.
+fn aes_blocks(sec: Security) -> (f64, f64) {
+    match sec.discosec_mode() {
+        Some(AuthMode::Fast) => (1.0, 0.0),
+        Some(_) => (15.0 / 16.0, 1.0 / 16.0),
+        None => (4.0 - 2.0 * 24.0 / 16.0, 2.0 / 16.0),
+    }
+}
+
+/// The cost of `sec` on a processor without AES instructions: the real
+/// code's measured cost less its AES blocks on the host's path
+/// (`hw_block` cycles each), plus the same blocks on the table AES (the
+/// `soft` kernel's measurement).
+fn soft_path(sec: Security, real: &SuiteCost, soft: &SuiteCost, hw_block: f64) -> SuiteCost {
+    let (bf, bb) = aes_blocks(sec);
+    let one = |r: OpCost, s: OpCost| OpCost {
+        cycles_per_frame: s.cycles_per_frame + (r.cycles_per_frame - bf * hw_block).max(0.0),
+        cycles_per_byte: s.cycles_per_byte + (r.cycles_per_byte - bb * hw_block).max(0.0),
+    };
+    SuiteCost {
+        protect: one(real.protect, soft.protect),
+        unprotect: one(real.unprotect, soft.unprotect),
+    }
+}
+
+/// The AES work of `sec`'s protect on the table AES ([`crate::softaes`]),
+/// for 64- and 1500-octet bodies as [`measure_suite`]: CCM with CCMP's
+/// 22-octet AAD and 13-octet nonce over the body (CCMP and, standing in,
+/// GCMP), AES-CMAC over the covered frame (DiscoSec full_auth: header,
+/// body and SEQ element) or over one block (fast_auth). Unprotect does the
+/// same AES work (CBC-MAC and CTR both ways; the CMAC recomputed), so the
+/// two get the same cost. `None` for suites without AES.
+fn measure_soft(sec: Security, budget_ms: u64, host_mhz: f64) -> Option<SuiteCost> {
+    use crate::softaes::{ccm_seal, CmacKey, SoftAes};
+    const SMALL: usize = 64;
+    const LARGE: usize = 1500;
+    if sec.primitive() != Primitive::Aes {
+        return None;
+    }
+    let (key_len, tag) = match sec {
+        Security::Ccmp256 | Security::Gcmp256 => (32, 16),
+        _ => (16, 8),
+    };
+    let key = vec![0x5au8; key_len];
+    let mut t = [0.0f64; 2];
+    for (i, body) in [SMALL, LARGE].into_iter().enumerate() {
+        let frame = sample_frame(body);
+        let budget = budget_ms.max(2) / 2;
+        t[i] = match sec.discosec_mode() {
+            Some(mode) => {
+                let k = CmacKey::new(&key)?;
+                // The covered part: the frame and its SEQ element (the
+                // MAC element is not covered); fast_auth MACs one block.
+                let mut covered = frame.clone();
+                covered.extend_from_slice(&[0u8; 15]);
+                let data: &[u8] = if mode == AuthMode::Fast {
+                    covered.get(..16)?
+                } else {
+                    &covered
+                };
+                median_ns(budget, || {
+                    std::hint::black_box(k.mac(std::hint::black_box(data)));
+                })
+            }
+            None => {
+                let aes = SoftAes::new(&key)?;
+                let nonce = [7u8; 13];
+                let aad = [3u8; 22];
+                let mut data = frame.get(24..)?.to_vec();
+                median_ns(budget, || {
+                    std::hint::black_box(ccm_seal(&aes, &nonce, &aad, &mut data, tag));
+                })
+            }
+        };
+    }
+    let c = fit(t, 24 + SMALL, 24 + LARGE, host_mhz / 1000.0);
+    Some(SuiteCost {
+        protect: c,
+        unprotect: c,
+    })
+}
+
+/// The host cycles of one key agreement and one key-pair generation on
+/// `curve` (the real `wisec-proto` DiscoSec code), medians of repeats.
+fn measure_ecdh(curve: Curve, budget_ms: u64, host_mhz: f64) -> EcdhCost {
+    let mut rng = crate::bss::LabRng::new(0x5eed);
+    let ours = KeyPair::generate(curve, &mut rng);
+    let theirs = KeyPair::generate(curve, &mut rng);
+    let peer = *theirs.public();
+    let budget = budget_ms.max(2) / 2;
+    let agree = median_ns(budget, || {
+        let _ = std::hint::black_box(ours.agree(std::hint::black_box(peer.as_bytes())));
+    });
+    let keygen = median_ns(budget, || {
+        std::hint::black_box(KeyPair::generate(curve, &mut rng));
+    });
+    let ghz = host_mhz / 1000.0;
+    EcdhCost {
+        agree_cycles: agree * ghz,
+        keygen_cycles: keygen * ghz,
+    }
+}
+
+/// The host's x86-64 core: it decodes up to four instructions per cycle
+/// (AMD's and Intel's optimisation manuals for every x86-64 core since
+/// Core 2 and Zen); the architecture factors below are the host's issue
+/// width over the device's.
+pub const HOST_ISSUE_WIDTH: f64 = 4.0;
+
+/// A device class: its clock and how many cycles it spends per host cycle
+/// on the same code.
 ///
-/// The factors of the built-in profiles are estimates for software
-/// implementations on those processors set against a host with AES
-/// instructions (the reference machine of DESIGN.md): table-driven
-/// software AES costs tens of cycles per octet on 32-bit cores of that era
-/// against about one with AES instructions, while RC4 is a byte loop
-/// everywhere. Define your own with measured figures where you have them.
+/// Each built-in profile takes its clock from the seed that describes the
+/// device and its architecture factor from the documented issue width of
+/// its processor core against the host's ([`HOST_ISSUE_WIDTH`]): an
+/// in-order single-issue core retires at most one instruction per cycle
+/// where the host can retire four, so the same portable code (the table
+/// AES, RC4) costs it up to four times the host's cycles. The issue width
+/// is a ceiling, not a measured rate: the factors are estimates from the
+/// processors' documentation, fitted to no seed result. Multi-precision
+/// arithmetic (ECDH) gets the architecture factor times (64 / word bits)²
+/// on a 32-bit core: a schoolbook product of 32-bit words needs four
+/// times the word multiplications of 64-bit ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DeviceProfile {
     /// Name (`host`, `cube`, ...).
@@ -447,10 +739,22 @@ pub struct DeviceProfile {
     pub description: String,
     /// Clock in MHz; `None` for the host's own (the calibration's).
     pub clock_mhz: Option<f64>,
-    /// Cycles-per-octet factor for AES relative to the host.
-    pub aes_factor: f64,
-    /// Cycles-per-octet factor for RC4 relative to the host.
-    pub rc4_factor: f64,
+    /// The processor has AES instructions: AES suites cost what the host's
+    /// own code costs. Without, they cost the table AES's measurement.
+    pub aes_instructions: bool,
+    /// Cycles per host cycle on the same portable code.
+    pub arch_factor: f64,
+    /// Cycles per host cycle on multi-precision arithmetic (ECDH).
+    pub bignum_factor: f64,
+    /// Where the clock and the factors come from.
+    pub source: String,
+}
+
+/// The multi-precision factor of a core with `word_bits`-bit words and
+/// architecture factor `arch` (against the host's 64-bit words).
+pub fn bignum_factor(arch: f64, word_bits: u32) -> f64 {
+    let r = 64.0 / f64::from(word_bits.clamp(8, 64));
+    arch * r * r
 }
 
 impl DeviceProfile {
@@ -460,65 +764,115 @@ impl DeviceProfile {
             name: "host".into(),
             description: "the machine running the lab, as calibrated".into(),
             clock_mhz: None,
-            aes_factor: 1.0,
-            rc4_factor: 1.0,
+            aes_instructions: true,
+            arch_factor: 1.0,
+            bignum_factor: 1.0,
+            source: "the calibration: this host's measured costs at its own clock".into(),
+        }
+    }
+
+    /// A core without AES instructions: `clock` MHz, `issue` instructions
+    /// per cycle at most, `word` bits.
+    fn soft(
+        name: &str,
+        description: &str,
+        clock: f64,
+        issue: f64,
+        word: u32,
+        source: &str,
+    ) -> DeviceProfile {
+        let arch = HOST_ISSUE_WIDTH / issue;
+        DeviceProfile {
+            name: name.into(),
+            description: description.into(),
+            clock_mhz: Some(clock),
+            aes_instructions: false,
+            arch_factor: arch,
+            bignum_factor: bignum_factor(arch, word),
+            source: source.into(),
         }
     }
 
     /// Seed 003's weakest AP: a Cube with a MIPS core at 324 MHz.
     pub fn cube() -> DeviceProfile {
-        DeviceProfile {
-            name: "cube".into(),
-            description: "seed 003's Cube: MIPS at 324 MHz, software AES".into(),
-            clock_mhz: Some(324.0),
-            aes_factor: 20.0,
-            rc4_factor: 2.0,
-        }
+        DeviceProfile::soft(
+            "cube",
+            "seed 003's Cube: 32-bit MIPS at 324 MHz, software AES",
+            324.0,
+            1.0,
+            32,
+            "clock: seed 003's device table (MIPS, 324 MHz); core: MIPS32 4K class, single-issue \
+in-order five-stage pipeline (MIPS Technologies, MIPS32 4Kc core datasheet), 32-bit words",
+        )
     }
 
     /// Seed 003's Routerboard: AMD Geode at 266 MHz.
     pub fn routerboard() -> DeviceProfile {
-        DeviceProfile {
-            name: "routerboard".into(),
-            description: "seed 003's Routerboard: AMD Geode (x86) at 266 MHz".into(),
-            clock_mhz: Some(266.0),
-            aes_factor: 14.0,
-            rc4_factor: 1.5,
-        }
+        DeviceProfile::soft(
+            "routerboard",
+            "seed 003's Routerboard RB230: Geode SC1100 (x86) at 266 MHz, software AES",
+            266.0,
+            1.0,
+            32,
+            "clock: seed 003's device table (Geode, 266 MHz); core: Geode SC1100, a GX1 core, \
+single-issue in order, 'equivalent to the Intel Pentium MMX architecture' (seed 003, 5.3; AMD \
+Geode SC1100 data book), 32-bit words",
+        )
     }
 
     /// Seed 003's laptop: Pentium III at 1.4 GHz.
     pub fn laptop() -> DeviceProfile {
-        DeviceProfile {
-            name: "laptop".into(),
-            description: "seed 003's laptop: Pentium III at 1.4 GHz".into(),
-            clock_mhz: Some(1400.0),
-            aes_factor: 12.0,
-            rc4_factor: 1.3,
-        }
+        DeviceProfile::soft(
+            "laptop",
+            "seed 003's laptop: Pentium III at 1.4 GHz, software AES",
+            1400.0,
+            3.0,
+            32,
+            "clock: seed 003's device table (Pentium 3, 1400 MHz); core: P6, decodes three x86 \
+instructions per cycle (Intel Architecture Optimization Reference Manual, P6 family), 32-bit \
+words",
+        )
     }
 
     /// Seed 001's SOHO access point: a Linksys WRT54G (Broadcom MIPS32 at
     /// 200 MHz).
     pub fn wrt54g() -> DeviceProfile {
-        DeviceProfile {
-            name: "wrt54g".into(),
-            description: "seed 001's SOHO AP: Linksys WRT54G, Broadcom MIPS32 at 200 MHz".into(),
-            clock_mhz: Some(200.0),
-            aes_factor: 20.0,
-            rc4_factor: 2.0,
-        }
+        DeviceProfile::soft(
+            "wrt54g",
+            "seed 001's SOHO AP: Linksys WRT54G, Broadcom MIPS32 at 200 MHz, software AES",
+            200.0,
+            1.0,
+            32,
+            "clock: seed 001 (Broadcom MIPS32, 200 MHz); core: MIPS32 4K class, single-issue in \
+order (MIPS32 4Kc core datasheet), 32-bit words",
+        )
     }
 
     /// Seed 001's client: Laptop #2, Pentium 4 at 3.2 GHz.
     pub fn pentium4() -> DeviceProfile {
-        DeviceProfile {
-            name: "pentium4".into(),
-            description: "seed 001's client laptop: Pentium 4 at 3.2 GHz".into(),
-            clock_mhz: Some(3200.0),
-            aes_factor: 14.0,
-            rc4_factor: 1.5,
-        }
+        DeviceProfile::soft(
+            "pentium4",
+            "seed 001's client laptop: Pentium 4 at 3.2 GHz, software AES",
+            3200.0,
+            3.0,
+            32,
+            "clock: seed 001 (Pentium 4, 3.2 GHz); core: NetBurst, its trace cache delivers three \
+micro-ops per cycle (Intel Pentium 4 and Xeon optimization manual), 32-bit words",
+        )
+    }
+
+    /// Seed 000's machine: a Dell OptiPlex GX 960 (Core 2 at 3 GHz).
+    pub fn gx960() -> DeviceProfile {
+        DeviceProfile::soft(
+            "gx960",
+            "seed 000's Dell GX 960: Core 2 at 3 GHz, software AES",
+            3000.0,
+            4.0,
+            64,
+            "clock: seed 000 (Dell GX 960, 3 GHz); core: Core 2, four instructions per cycle like \
+the host (Intel 64 and IA-32 Architectures Optimization Reference Manual), 64-bit words, no AES \
+instructions (they arrived with Westmere, after Core 2)",
+        )
     }
 
     /// Every built-in profile.
@@ -530,6 +884,7 @@ impl DeviceProfile {
             DeviceProfile::laptop(),
             DeviceProfile::wrt54g(),
             DeviceProfile::pentium4(),
+            DeviceProfile::gx960(),
         ]
     }
 
@@ -540,31 +895,73 @@ impl DeviceProfile {
             .find(|p| p.name == name)
     }
 
+    fn mhz(&self, cal: &Calibration) -> f64 {
+        self.clock_mhz.unwrap_or(cal.host_mhz).max(1e-3)
+    }
+
+    /// Host cycles of `op` on an MPDU of `octets` under `sec` on the code
+    /// this device runs, before its architecture factor.
+    pub fn host_cycles(&self, cal: &Calibration, sec: Security, op: Op, octets: usize) -> f64 {
+        match sec.primitive() {
+            Primitive::None => 0.0,
+            Primitive::Aes if !self.aes_instructions => cal.soft_cycles(sec, op, octets),
+            _ => cal.cycles(sec, op, octets),
+        }
+    }
+
     /// Virtual time this device spends on `op` of an MPDU of `octets`
-    /// under `sec`, rounded to the nanosecond.
+    /// under `sec`, rounded to the nanosecond: the measured host cycles of
+    /// the code it runs × its architecture factor ÷ its clock.
     pub fn time(&self, cal: &Calibration, sec: Security, op: Op, octets: usize) -> Time {
-        let factor = match sec.primitive() {
-            Primitive::None => return Time::ZERO,
-            Primitive::Aes => self.aes_factor,
-            Primitive::Rc4 => self.rc4_factor,
-        };
-        let mhz = self.clock_mhz.unwrap_or(cal.host_mhz).max(1e-3);
-        let cycles = cal.cycles(sec, op, octets) * factor.max(0.0);
+        let cycles = self.host_cycles(cal, sec, op, octets) * self.arch_factor.max(0.0);
         // cycles / (MHz × 1e6) s = cycles × 1000 / MHz ns.
-        Time::from_ns((cycles * 1000.0 / mhz).round() as u64)
+        Time::from_ns((cycles * 1000.0 / self.mhz(cal)).round() as u64)
+    }
+
+    /// Virtual time of DiscoSec's public-key work on `curve`: `agreements`
+    /// ECDH key agreements and `keygens` key-pair generations, the
+    /// measured host cycles × the multi-precision factor ÷ the clock.
+    pub fn ecdh_time(
+        &self,
+        cal: &Calibration,
+        curve: Curve,
+        agreements: u64,
+        keygens: u64,
+    ) -> Time {
+        let c = cal.ecdh_cost(curve);
+        let cycles = (c.agree_cycles * agreements as f64 + c.keygen_cycles * keygens as f64)
+            * self.bignum_factor.max(0.0);
+        Time::from_ns((cycles * 1000.0 / self.mhz(cal)).round() as u64)
     }
 }
 
-/// A node's processor: crypto work runs on it one job at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A node's processor: crypto work runs on it one job at a time, beside
+/// a background load that takes a constant share of it.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Cpu {
     free_at: Time,
     busy: Time,
+    load: f64,
 }
 
 impl Cpu {
+    /// Sets the background load, 0 to 0.95 of the processor: a job then
+    /// takes its cost ÷ (1 − load) of time (processor sharing).
+    pub fn set_load(&mut self, load: f64) {
+        self.load = if load.is_finite() {
+            load.clamp(0.0, 0.95)
+        } else {
+            0.0
+        };
+    }
+
     /// Runs a job of `cost` that can start at `now`; returns when it ends.
     pub fn run(&mut self, now: Time, cost: Time) -> Time {
+        let cost = if self.load > 0.0 {
+            Time::from_ns((cost.as_ns() as f64 / (1.0 - self.load)).round() as u64)
+        } else {
+            cost
+        };
         let start = self.free_at.max(now);
         self.free_at = start + cost;
         self.busy += cost;
@@ -602,16 +999,31 @@ mod tests {
         // cycles at 3000 MHz = 1520.8 ns.
         let t = host.time(&cal, Security::Ccmp128, Op::Protect, 1524);
         assert_eq!(t, Time::from_ns(1521));
+        // A device without AES instructions runs the table AES: its
+        // time is the calibration's table-AES cycles × its architecture
+        // factor ÷ its clock.
         let cube = DeviceProfile::cube();
-        // × 20 / 324 MHz.
+        let soft = cal.soft_cycles(Security::Ccmp128, Op::Protect, 1524);
+        assert_eq!(soft, 400.0 + 19.0 * 1524.0);
         let c = cube.time(&cal, Security::Ccmp128, Op::Protect, 1524);
         assert_eq!(
             c,
-            Time::from_ns((4562.4 * 20.0 * 1000.0 / 324.0_f64).round() as u64)
+            Time::from_ns((soft * cube.arch_factor * 1000.0 / 324.0).round() as u64)
         );
+        // Twice the clock, half the time; a wider core, less time.
+        let fast = DeviceProfile {
+            clock_mhz: Some(648.0),
+            ..cube.clone()
+        };
+        let f = fast.time(&cal, Security::Ccmp128, Op::Protect, 1524);
+        assert!(f.as_ns().abs_diff(c.as_ns() / 2) <= 1, "{f} {c}");
+        assert!(DeviceProfile::laptop().time(&cal, Security::Ccmp128, Op::Protect, 1524) < c);
+        // RC4 has no instructions anywhere: the host's cost × factor.
+        let w = cube.time(&cal, Security::Wep104, Op::Protect, 1524);
+        let wc = cal.cycles(Security::Wep104, Op::Protect, 1524);
         assert_eq!(
-            host.time(&cal, Security::Open, Op::Protect, 1500),
-            Time::ZERO
+            w,
+            Time::from_ns((wc * cube.arch_factor * 1000.0 / 324.0).round() as u64)
         );
         let mut cpu = Cpu::default();
         assert_eq!(
@@ -627,6 +1039,35 @@ mod tests {
             Time::from_us(21)
         );
         assert_eq!(cpu.busy(), Time::from_us(5));
+        // Half the processor taken: every job takes twice its cost.
+        let mut cpu = Cpu::default();
+        cpu.set_load(0.5);
+        assert_eq!(cpu.run(Time::ZERO, Time::from_us(3)), Time::from_us(6));
+    }
+
+    #[test]
+    fn ecdh_time_is_the_measured_cost_times_the_word_and_issue_factors() {
+        let cal = Calibration::nominal();
+        let p256 = cal.ecdh_cost(Curve::P256);
+        let host = DeviceProfile::host();
+        assert_eq!(
+            host.ecdh_time(&cal, Curve::P256, 1, 0),
+            Time::from_ns((p256.agree_cycles * 1000.0 / 3000.0).round() as u64)
+        );
+        let cube = DeviceProfile::cube();
+        // A 32-bit single-issue core: 4 (issue) × 4 (word size) the cycles.
+        assert_eq!(cube.bignum_factor, 16.0);
+        assert_eq!(
+            cube.ecdh_time(&cal, Curve::P256, 1, 1),
+            Time::from_ns(
+                ((p256.agree_cycles + p256.keygen_cycles) * 16.0 * 1000.0 / 324.0).round() as u64
+            )
+        );
+        // Slower clock, longer exchange; a larger curve costs more.
+        let rb = DeviceProfile::routerboard();
+        assert!(rb.ecdh_time(&cal, Curve::P256, 1, 0) > cube.ecdh_time(&cal, Curve::P256, 1, 0));
+        assert!(cube.ecdh_time(&cal, Curve::P384, 1, 0) > cube.ecdh_time(&cal, Curve::P256, 1, 0));
+        assert_eq!(host.ecdh_time(&cal, Curve::P256, 0, 0), Time::ZERO);
     }
 
     #[test]
@@ -639,8 +1080,17 @@ mod tests {
         let mut bad = cal.clone();
         bad.host_mhz = -1.0;
         assert!(bad.validate().is_err());
-        let mut bad = cal;
+        let mut bad = cal.clone();
         bad.suites.insert("rot13".into(), SuiteCost::default());
+        assert!(bad.validate().is_err());
+        let mut old = cal.clone();
+        old.version = 1;
+        assert!(old.validate().unwrap_err().contains("calibrate"));
+        let mut bad = cal.clone();
+        bad.soft_aes.remove("discosec-full");
+        assert!(bad.validate().is_err());
+        let mut bad = cal;
+        bad.ecdh.remove("p256");
         assert!(bad.validate().is_err());
     }
 
@@ -651,6 +1101,19 @@ mod tests {
         for sec in Security::ALL.iter().skip(1) {
             let c = cal.cycles(*sec, Op::Protect, 1500);
             assert!(c > 0.0, "{sec:?}: {c}");
+            if sec.primitive() == Primitive::Aes {
+                let s = cal.soft_cycles(*sec, Op::Protect, 1500);
+                assert!(s > 0.0, "{sec:?}: {s}");
+            }
+        }
+        // The table AES CMACs a 1500-octet frame in more cycles than one
+        // block (fast_auth).
+        assert!(
+            cal.soft_cycles(Security::DiscosecFull, Op::Unprotect, 1500)
+                > cal.soft_cycles(Security::DiscosecFast, Op::Unprotect, 1500)
+        );
+        for c in Curve::ALL {
+            assert!(cal.ecdh_cost(c).agree_cycles > 0.0, "{c:?}");
         }
     }
 }

@@ -31,6 +31,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod softaes;
 pub mod switch;
 pub mod time;
 pub mod traffic;

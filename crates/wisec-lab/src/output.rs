@@ -210,6 +210,9 @@ struct Results<'a> {
     calibration: &'a Calibration,
     trials: &'a [TrialResult],
     report: &'a Report,
+    /// The parameters fitted to seed results the report depends on
+    /// (empty: none; absent: not declared).
+    fitted: Option<Vec<crate::experiment::Fitted>>,
 }
 
 /// Writes `body` to `dir/rel` through a temporary file and a rename, so
@@ -656,6 +659,7 @@ fn write_summary(
         calibration: settings.calibration,
         trials: results,
         report,
+        fitted: exp.fitted(),
     };
     write_atomic(dir, Path::new("results.json"), &json(&all))?;
     let refs: Vec<&TrialResult> = results.iter().collect();
@@ -866,6 +870,7 @@ trials completed before it.\n",
             let _ = writeln!(s, "*Plot error: {e}*\n");
         }
     }
+    s.push_str(&crate::experiment::fitted_markdown(exp.fitted().as_deref()));
     if !report.notes.is_empty() {
         s.push_str("## Notes\n\n");
         for n in &report.notes {

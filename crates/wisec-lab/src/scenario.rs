@@ -236,8 +236,9 @@ pub struct SecuritySection {
     pub discosec: Option<DiscoSecMode>,
 }
 
-/// `[[profiles]]`: a device profile: its clock, and how many cycles it
-/// spends relative to the host on the same work.
+/// `[[profiles]]`: a device profile: its clock, whether it has AES
+/// instructions, and how many cycles it spends per host cycle on the same
+/// code ([`crate::cost::DeviceProfile`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileDef {
@@ -245,15 +246,23 @@ pub struct ProfileDef {
     pub name: String,
     /// Clock in MHz.
     pub clock_mhz: f64,
-    /// Cycles per byte of AES relative to the host.
+    /// AES instructions: AES suites cost the host's own code; without,
+    /// the calibration's table-AES cost.
+    #[serde(default = "yes")]
+    pub aes_instructions: bool,
+    /// Cycles per host cycle on the same portable code.
     #[serde(default = "one")]
-    pub aes_factor: f64,
-    /// Cycles per byte of RC4 relative to the host.
+    pub arch_factor: f64,
+    /// Cycles per host cycle on multi-precision arithmetic (ECDH).
     #[serde(default = "one")]
-    pub rc4_factor: f64,
+    pub bignum_factor: f64,
     /// What it stands for.
     #[serde(default)]
     pub description: String,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn one() -> f64 {
@@ -1093,7 +1102,7 @@ RTS/CTS is params.access)"
                 );
             }
             let positive = |x: f64| x.is_finite() && x > 0.0;
-            if ![d.clock_mhz, d.aes_factor, d.rc4_factor]
+            if ![d.clock_mhz, d.arch_factor, d.bignum_factor]
                 .into_iter()
                 .all(positive)
             {

@@ -34,7 +34,8 @@ discosec = "fast"
 [[profiles]]
 name = "router"
 clock_mhz = 200.0
-aes_factor = 30.0
+aes_instructions = false
+arch_factor = 4.0
 
 [[nodes]]
 name = "ap"

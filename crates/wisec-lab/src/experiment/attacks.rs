@@ -748,6 +748,11 @@ and joins again).",
         Ok(r)
     }
 
+    fn fitted(&self) -> Option<Vec<super::Fitted>> {
+        // No parameter of this experiment was set from a seed's results.
+        Some(Vec::new())
+    }
+
     fn summarize(&self, results: &[TrialResult]) -> Report {
         let mean = |a: &str, p: &str, k: &str| -> Option<f64> {
             let v: Vec<f64> = results

@@ -589,6 +589,11 @@ of competing 90/10 TCP/UDP traffic on the path.",
         Ok(r)
     }
 
+    fn fitted(&self) -> Option<Vec<super::Fitted>> {
+        // No parameter of this experiment was set from a seed's results.
+        Some(Vec::new())
+    }
+
     fn summarize(&self, results: &[TrialResult]) -> Report {
         let pick = |n: u32, c: u32, m: &str| {
             mean(

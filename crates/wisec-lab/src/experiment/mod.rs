@@ -257,6 +257,57 @@ impl Table {
         self.columns.iter().position(|c| c.name == name)
     }
 
+    /// Grouped bars of this table: one group per row, labelled by the
+    /// column `category`, one bar per column of `columns` (series named
+    /// after the column; a lab column beside the seed's column puts the
+    /// seed's values beside the lab's). Empty or non-numeric cells draw no
+    /// bar; a column that has no number at all gives no series. `None`
+    /// when no series has a bar.
+    pub fn bars(
+        &self,
+        category: &str,
+        columns: &[&str],
+        x_label: &str,
+        y_label: &str,
+    ) -> Option<Plot> {
+        let ci = self.column_index(category)?;
+        let categories: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| r.get(ci).map(ToString::to_string).unwrap_or_default())
+            .collect();
+        let series: Vec<Series> = columns
+            .iter()
+            .filter_map(|name| {
+                let i = self.column_index(name)?;
+                let points: Vec<(f64, f64)> = self
+                    .rows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, r)| match r.get(i) {
+                        Some(Value::Num(x)) if x.is_finite() => Some((k as f64, *x)),
+                        Some(Value::Int(x)) => Some((k as f64, *x as f64)),
+                        _ => None,
+                    })
+                    .collect();
+                (!points.is_empty()).then(|| Series {
+                    label: (*name).to_string(),
+                    points,
+                    errors: None,
+                })
+            })
+            .collect();
+        (!series.is_empty()).then(|| Plot {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            kind: PlotKind::Bars,
+            categories,
+            series,
+        })
+    }
+
     /// The table as CSV (RFC 4180 quoting), headers with units.
     pub fn to_csv(&self) -> String {
         fn cell(s: &str) -> String {
@@ -499,6 +550,69 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// A model parameter set so that the lab matches a published result: the
+/// numbers it affects are not an independent reproduction of that result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fitted {
+    /// The parameter (`ccm-udp bare endpoint: send`).
+    pub parameter: String,
+    /// Its value as used.
+    pub value: String,
+    /// The seed table or figure it was fitted to.
+    pub fitted_to: String,
+    /// The numbers of the report that depend on it.
+    pub affects: String,
+}
+
+impl Fitted {
+    /// A fitted parameter.
+    pub fn new(parameter: &str, value: &str, fitted_to: &str, affects: &str) -> Fitted {
+        Fitted {
+            parameter: parameter.into(),
+            value: value.into(),
+            fitted_to: fitted_to.into(),
+            affects: affects.into(),
+        }
+    }
+}
+
+/// The fitted parameters of an experiment as a Markdown section: each with
+/// the figure it was fitted to and what it affects, "none" when the
+/// experiment declares none, and a warning when it declares nothing.
+pub fn fitted_markdown(fitted: Option<&[Fitted]>) -> String {
+    let mut s = String::from(
+        "## Fitted parameters
+
+",
+    );
+    match fitted {
+        None => s.push_str(
+            "Not declared: this experiment does not say which of its parameters were fitted \
+to a seed's results; treat every comparison with a seed as unverified.\n\n",
+        ),
+        Some([]) => s.push_str(
+            "None: no number of this report depends on a parameter fitted to a seed's \
+results (device costs are measured on this host and scaled by documented clock and \
+architecture ratios).\n\n",
+        ),
+        Some(f) => {
+            s.push_str(
+                "These parameters were set to match a seed's published numbers; the numbers \
+they affect are not an independent reproduction of that result.\n\n\
+| parameter | value | fitted to | affects |\n|---|---|---|---|\n",
+            );
+            for x in f {
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} |\n",
+                    x.parameter, x.value, x.fitted_to, x.affects
+                ));
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
 /// Options common to every experiment (`wisec lab run NAME ...`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -640,6 +754,12 @@ pub trait Experiment {
     /// lab's traffic tools.
     fn live_programs(&self) -> Vec<&'static str> {
         vec!["ip", "iperf3", "ping"]
+    }
+    /// The parameters fitted to a seed's results that the report's numbers
+    /// depend on: `Some(vec![])` for none, `None` while the experiment has
+    /// not declared them (its report then says so).
+    fn fitted(&self) -> Option<Vec<Fitted>> {
+        None
     }
 }
 

@@ -1083,6 +1083,11 @@ A's first IKE packet to A's first ESP packet on the channel capture; {trials} tr
         Ok(r)
     }
 
+    fn fitted(&self) -> Option<Vec<super::Fitted>> {
+        // No parameter of this experiment was set from a seed's results.
+        Some(Vec::new())
+    }
+
     fn summarize(&self, results: &[TrialResult]) -> Report {
         let mut tables = Vec::new();
         let mut plots = Vec::new();

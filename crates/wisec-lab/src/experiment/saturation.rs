@@ -950,6 +950,11 @@ IEEE JSAC 18(3), 2000) computed for the same PHY timing, frame size and contenti
         Ok(out)
     }
 
+    fn fitted(&self) -> Option<Vec<super::Fitted>> {
+        // No parameter of this experiment was set from a seed's results.
+        Some(Vec::new())
+    }
+
     fn summarize(&self, results: &[TrialResult]) -> Report {
         let mut table = Table::new(
             "saturation",

@@ -85,13 +85,145 @@ fn range(values: impl Iterator<Item = f64>, from_zero: bool) -> (f64, f64) {
     )
 }
 
+/// Title font size in pixels, and the smallest it shrinks to before the
+/// title is broken into lines.
+const TITLE_PX: u32 = 22;
+const TITLE_MIN_PX: u32 = 16;
+/// Margin around the chart, pixels.
+const MARGIN: u32 = 16;
+
+/// True for a series that carries a seed's published values: drawn as
+/// hollow markers (lines) or hatched-looking outlined bars, so that the
+/// seed's values stand beside the lab's.
+pub fn is_seed(label: &str) -> bool {
+    label.to_ascii_lowercase().starts_with("seed")
+}
+
+/// The colour index of series `i`: a seed's series takes the colour of the
+/// lab series it stands beside (the one whose label its own ends with,
+/// after "seed NNN "), so that a pair reads as one.
+pub fn colour_index(series: &[crate::experiment::Series], i: usize) -> usize {
+    let Some(s) = series.get(i) else {
+        return i;
+    };
+    if !is_seed(&s.label) {
+        return i;
+    }
+    let rest: String = s
+        .label
+        .split_whitespace()
+        .skip(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if rest.is_empty() {
+        return i;
+    }
+    series
+        .iter()
+        .position(|o| {
+            !is_seed(&o.label) && (o.label == rest || o.label.ends_with(&format!(" {rest}")))
+        })
+        .unwrap_or(i)
+}
+
+/// The largest font size, 14 down to 8 pixels, at which every category
+/// label fits its share of the x axis, so that neighbours do not touch.
+pub fn category_px(categories: &[String]) -> u32 {
+    let _ = font();
+    let share = f64::from(WIDTH - 2 * MARGIN - 72) / categories.len().max(1) as f64;
+    for px in (8..=14u32).rev() {
+        let widest = categories
+            .iter()
+            .map(|c| {
+                ("sans-serif", px)
+                    .into_font()
+                    .box_size(c)
+                    .map(|(w, _)| w)
+                    .unwrap_or((c.chars().count() as f64 * f64::from(px) * 0.6) as u32)
+            })
+            .max()
+            .unwrap_or(0);
+        if f64::from(widest) <= 0.9 * share {
+            return px;
+        }
+    }
+    8
+}
+
+/// The title as lines that fit `width` pixels at `px` (measured with the
+/// loaded font), and that size: the largest size from [`TITLE_PX`] down
+/// to [`TITLE_MIN_PX`] on one line, else word-wrapped lines at the
+/// smallest.
+pub fn title_lines(title: &str, width: u32) -> (Vec<String>, u32) {
+    // Register the font (once) so that the measurements use it.
+    let _ = font();
+    let measure = |t: &str, px: u32| -> u32 {
+        ("sans-serif", px)
+            .into_font()
+            .box_size(t)
+            .map(|(w, _)| w)
+            // No font: a generous average advance of 0.6 em.
+            .unwrap_or((t.chars().count() as f64 * f64::from(px) * 0.6) as u32)
+    };
+    for px in (TITLE_MIN_PX..=TITLE_PX).rev() {
+        if measure(title, px) <= width {
+            return (vec![title.to_string()], px);
+        }
+    }
+    let px = TITLE_MIN_PX;
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for w in title.split_whitespace() {
+        let next = if cur.is_empty() {
+            w.to_string()
+        } else {
+            format!("{cur} {w}")
+        };
+        if !cur.is_empty() && measure(&next, px) > width {
+            lines.push(std::mem::take(&mut cur));
+            cur = w.to_string();
+        } else {
+            cur = next;
+        }
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    (lines, px)
+}
+
 /// Draws `plot` into `path` as a PNG of [`WIDTH`] × [`HEIGHT`] pixels.
-/// With `text` false (or no font available) no text is drawn.
+/// With `text` false (or no font available) no text is drawn. The title is
+/// shrunk or wrapped to fit the width; the value axis leaves room above
+/// the data for the legend, so that the legend covers no bar or point.
 pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
     let text = text && font().is_some();
     let root = BitMapBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     let e = |e: DrawingAreaErrorKind<_>| format!("{}: {e}", path.display());
     root.fill(&WHITE).map_err(e)?;
+    let root = if text && !plot.title.is_empty() {
+        let (lines, px) = title_lines(&plot.title, WIDTH - 2 * MARGIN);
+        let line_h = px + px / 3;
+        for (i, l) in lines.iter().enumerate() {
+            let style = ("sans-serif", px).into_font().color(&BLACK).pos(
+                plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Center,
+                    plotters::style::text_anchor::VPos::Top,
+                ),
+            );
+            root.draw(&Text::new(
+                l.clone(),
+                ((WIDTH / 2) as i32, (MARGIN + line_h * i as u32) as i32),
+                style,
+            ))
+            .map_err(e)?;
+        }
+        let used = MARGIN + line_h * lines.len() as u32;
+        root.split_vertically(used).1
+    } else {
+        root
+    };
+    let legend_rows = if text { plot.series.len() } else { 0 };
     let bars = plot.kind == PlotKind::Bars;
     let xs = if bars {
         let n = plot
@@ -109,7 +241,7 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
             false,
         )
     };
-    let ys = range(
+    let mut ys = range(
         plot.series.iter().flat_map(|s| {
             s.points.iter().enumerate().map(|(i, p)| {
                 p.1 + s
@@ -122,13 +254,17 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
         }),
         true,
     );
+    if legend_rows > 0 {
+        // The legend (about 20 px a row and its frame) sits in the upper
+        // right corner of the plotting area, about 400 px high: raise the
+        // top of the axis so that the data stays below it.
+        let frac = ((legend_rows as f64 * 20.0 + 24.0) / 400.0).min(0.6);
+        ys.1 = ys.0 + (ys.1 - ys.0) / (1.0 - frac);
+    }
     let mut builder = ChartBuilder::on(&root);
-    builder.margin(16);
+    builder.margin(MARGIN);
     if text {
-        builder
-            .caption(&plot.title, ("sans-serif", 22))
-            .x_label_area_size(48)
-            .y_label_area_size(64);
+        builder.x_label_area_size(48).y_label_area_size(72);
     } else {
         builder.x_label_area_size(8).y_label_area_size(8);
     }
@@ -153,6 +289,7 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
         if bars {
             mesh.x_labels(plot.categories.len().max(1) * 2 + 1)
                 .x_label_formatter(&category)
+                .x_label_style(("sans-serif", category_px(&plot.categories)))
                 .disable_x_mesh();
         }
     } else {
@@ -161,7 +298,7 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
     mesh.draw().map_err(e)?;
     let k = plot.series.len().max(1) as f64;
     for (i, s) in plot.series.iter().enumerate() {
-        let c = COLOURS[i % COLOURS.len()];
+        let c = COLOURS[colour_index(&plot.series, i) % COLOURS.len()];
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -176,12 +313,32 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
                 x
             }
         };
+        let seed = is_seed(&s.label);
+        // A seed's bars: outlined in the colour over a light fill; its
+        // points: hollow diamonds without a line (the seed gives points,
+        // not a curve through them).
+        let style = if seed {
+            c.mix(0.25).filled()
+        } else {
+            c.filled()
+        };
         let drawn = if bars {
             let w = 0.8 / k * 0.9;
             chart
                 .draw_series(pts.iter().map(|&(x, y)| {
                     let x = shift(x);
-                    Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, y)], c.filled())
+                    Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, y)], style)
+                }))
+                .map_err(e)?
+        } else if seed {
+            chart
+                .draw_series(pts.iter().map(|&p| {
+                    EmptyElement::at(p)
+                        + Polygon::new(vec![(0, -8), (8, 0), (0, 8), (-8, 0)], c.mix(0.25).filled())
+                        + PathElement::new(
+                            vec![(0, -8), (8, 0), (0, 8), (-8, 0), (0, -8)],
+                            c.stroke_width(2),
+                        )
                 }))
                 .map_err(e)?
         } else {
@@ -190,11 +347,22 @@ pub fn render(plot: &Plot, path: &Path, text: bool) -> Result<(), String> {
                 .map_err(e)?
         };
         if text {
-            drawn
-                .label(s.label.as_str())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], c.filled()));
+            drawn.label(s.label.as_str()).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + Rectangle::new([(0, -5), (18, 5)], style)
+                    + Rectangle::new([(0, -5), (18, 5)], c.stroke_width(1))
+            });
         }
-        if !bars {
+        if bars && seed {
+            let w = 0.8 / k * 0.9;
+            chart
+                .draw_series(pts.iter().map(|&(x, y)| {
+                    let x = shift(x);
+                    Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, y)], c.stroke_width(2))
+                }))
+                .map_err(e)?;
+        }
+        if !bars && !seed {
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))
                 .map_err(e)?;
@@ -289,5 +457,67 @@ mod tests {
             series: Vec::new(),
         };
         render(&empty, &dir.path().join("e.png"), true).unwrap();
+    }
+
+    #[test]
+    fn long_titles_shrink_then_wrap_within_the_width() {
+        let short = "Throughput";
+        let (l, px) = title_lines(short, WIDTH - 2 * MARGIN);
+        assert_eq!((l, px), (vec![short.to_string()], TITLE_PX));
+        let long =
+            "UDP throughput against offered load, by AP profile and mode (seed 003 Figure 6 \
+gives only the saturated point: see the table above), without and with aggregation";
+        let (lines, px) = title_lines(long, WIDTH - 2 * MARGIN);
+        assert_eq!(px, TITLE_MIN_PX);
+        assert!(lines.len() >= 2, "{lines:?}");
+        // Every word kept, in order.
+        assert_eq!(
+            lines.join(" "),
+            long.split_whitespace().collect::<Vec<_>>().join(" ")
+        );
+        if font().is_some() {
+            for l in &lines {
+                let (w, _) = ("sans-serif", px).into_font().box_size(l).unwrap();
+                assert!(w <= WIDTH - 2 * MARGIN, "{l}: {w}");
+            }
+        }
+        assert!(is_seed("seed 001 TCP") && is_seed("Seed 003") && !is_seed("wisec lab"));
+        let series = |l: &[&str]| -> Vec<Series> {
+            l.iter()
+                .map(|x| Series {
+                    label: (*x).into(),
+                    points: Vec::new(),
+                    errors: None,
+                })
+                .collect()
+        };
+        let v = series(&[
+            "TCP",
+            "UDP",
+            "seed 001 TCP",
+            "seed 001 UDP",
+            "seed 003 Cube",
+        ]);
+        let idx: Vec<usize> = (0..v.len()).map(|i| colour_index(&v, i)).collect();
+        assert_eq!(idx, [0, 1, 0, 1, 4]);
+        // Ten suites on one axis: a smaller font than three.
+        let names = |l: &[&str]| l.iter().map(|x| (*x).to_string()).collect::<Vec<_>>();
+        let few = names(&["Open", "WEP-40", "CCMP-128"]);
+        let many = names(&[
+            "Open",
+            "WEP-40",
+            "WEP-104",
+            "TKIP",
+            "CCMP-128",
+            "CCMP-256",
+            "GCMP-128",
+            "GCMP-256",
+            "DiscoSec fast",
+            "DiscoSec full",
+        ]);
+        assert_eq!(category_px(&few), 14);
+        assert!(category_px(&many) < 14);
+        let v = series(&["wisec lab bare-bare", "seed 000 bare-bare"]);
+        assert_eq!(colour_index(&v, 1), 0);
     }
 }

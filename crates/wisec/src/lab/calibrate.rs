@@ -78,5 +78,22 @@ release build's (cargo run --release -- lab calibrate)"
             c.unprotect.cycles_per_byte
         );
     }
+    crate::outln!("  on the table AES (devices without AES instructions):");
+    for (k, c) in &cal.soft_aes {
+        crate::outln!(
+            "  {k:<14} protect {:>8.0} + {:>6.2}/octet cycles, unprotect {:>8.0} + {:>6.2}/octet",
+            c.protect.cycles_per_frame,
+            c.protect.cycles_per_byte,
+            c.unprotect.cycles_per_frame,
+            c.unprotect.cycles_per_byte
+        );
+    }
+    for (k, c) in &cal.ecdh {
+        crate::outln!(
+            "  ECDH {k:<9} agreement {:>10.0} cycles, key pair {:>10.0} cycles",
+            c.agree_cycles,
+            c.keygen_cycles
+        );
+    }
     Ok(())
 }
