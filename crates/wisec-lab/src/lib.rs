@@ -30,6 +30,7 @@ pub mod progress;
 pub mod report;
 pub mod rng;
 pub mod scenario;
+pub mod signal;
 pub mod sim;
 pub mod softaes;
 pub mod switch;

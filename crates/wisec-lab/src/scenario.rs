@@ -503,6 +503,11 @@ pub const BUILTIN: &[Builtin] = &[
         text: include_str!("../../../scenarios/ccm-udp.toml"),
     },
     Builtin {
+        name: "configs",
+        path: "scenarios/configs.toml",
+        text: include_str!("../../../scenarios/configs.toml"),
+    },
+    Builtin {
         name: "congestion",
         path: "scenarios/congestion.toml",
         text: include_str!("../../../scenarios/congestion.toml"),

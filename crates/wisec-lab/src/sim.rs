@@ -417,6 +417,9 @@ struct Channel {
     hears: Vec<bool>,
     /// loss[s * n + r]: probability that a frame from s is lost at r.
     loss: Vec<f64>,
+    /// (s, r): the level at which r receives s, dBm; frames on such a
+    /// link are also lost as [`crate::signal::frame_error_rate`] says.
+    rssi: BTreeMap<(usize, usize), f64>,
     on_air: Vec<OnAir>,
     next_id: u64,
     rng: SimRng,
@@ -433,6 +436,18 @@ impl Channel {
     }
     fn loss(&self, s: usize, r: usize) -> f64 {
         self.loss.get(s * self.n() + r).copied().unwrap_or(0.0)
+    }
+    /// The loss of one PSDU of `len` octets at `rate` from s at r: the
+    /// link's fixed loss and its signal's frame errors, independent.
+    fn psdu_loss(&self, s: usize, r: usize, len: usize, rate: Rate) -> f64 {
+        let p = self.loss(s, r);
+        match self.rssi.get(&(s, r)) {
+            Some(&dbm) => {
+                let q = crate::signal::frame_error_rate(dbm, len, rate);
+                1.0 - (1.0 - p) * (1.0 - q)
+            }
+            None => p,
+        }
     }
 }
 
@@ -577,6 +592,7 @@ impl Simulator {
             members: Vec::new(),
             hears: Vec::new(),
             loss: Vec::new(),
+            rssi: BTreeMap::new(),
             on_air: Vec::new(),
             next_id: 0,
             rng: SimRng::new(derive_seed(self.seed, &[1, id as u64])),
@@ -690,6 +706,21 @@ impl Simulator {
                 let ch = &mut self.channels[c1];
                 let n = ch.n();
                 ch.loss[s * n + r] = p.clamp(0.0, 1.0);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The level at which `receiver` gets what `sender` sends, dBm: from
+    /// then on a frame on that link is also lost with the probability
+    /// [`crate::signal::frame_error_rate`] gives for its length and rate
+    /// (independently of [`Simulator::set_loss`]). Returns false if the
+    /// two are not on one channel.
+    pub fn set_rssi(&mut self, sender: IfaceId, receiver: IfaceId, dbm: f64) -> bool {
+        match (self.member(sender), self.member(receiver)) {
+            (Some((c1, s)), Some((c2, r))) if c1 == c2 => {
+                self.channels[c1].rssi.insert((s, r), dbm);
                 true
             }
             _ => false,
@@ -1398,7 +1429,7 @@ impl Simulator {
             let mut ok = t.clean.get(r).copied().unwrap_or(false)
                 && !matches!(self.stas[rs].state, MacState::Transmitting(_));
             if ok && !t.ppdu.aggregate {
-                let p = self.channels[c].loss(t.sender, r);
+                let p = self.channels[c].psdu_loss(t.sender, r, t.ppdu.psdu_len(), t.ppdu.rate);
                 if p > 0.0 && self.channels[c].rng.chance(p) {
                     ok = false;
                 }
@@ -1984,10 +2015,10 @@ impl Simulator {
     fn receive_ampdu(&mut self, rs: usize, t: &OnAir, c: usize, sender: usize) {
         let me = self.stas[rs].cfg.addr;
         let r = self.stas[rs].member;
-        let p = self.channels[c].loss(t.sender, r);
         let mut any = false;
         let mut reply: Option<(MacAddr, u8)> = None;
         for m in &t.ppdu.mpdus {
+            let p = self.channels[c].psdu_loss(t.sender, r, m.len() + FCS_LEN, t.ppdu.rate);
             if p > 0.0 && self.channels[c].rng.chance(p) {
                 continue;
             }

@@ -350,6 +350,7 @@ fn parameter_errors_list_the_parameters_and_their_ranges() {
         ("discosec", "ampdu", "1 to 64"),
         ("attacks", "forge_rate", "1 to 5000"),
         ("congestion", "mcs", "0 to 7"),
+        ("configs", "attenuation", "0 to 60"),
     ] {
         let e = create(exp, &opts("frobnicate", "1")).err().unwrap().0;
         assert!(e.starts_with("frobnicate: "), "{e}");

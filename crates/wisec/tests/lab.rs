@@ -635,6 +635,11 @@ fn shorthands_map_to_each_experiment_or_name_the_parameter() {
             &["lab", "run", "multihop", "--stations", "3"],
             "params.chain",
         ),
+        (
+            &["lab", "run", "configs", "--stations", "2"],
+            "params.configs",
+        ),
+        (&["lab", "run", "configs", "--seconds", "3"], "params.bytes"),
     ] {
         let o = wisec(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -649,6 +654,9 @@ fn shorthands_map_to_each_experiment_or_name_the_parameter() {
     let o = wisec(&["lab", "run", "overhead", "--rate", "7"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("rates"));
+    let o = wisec(&["lab", "run", "configs", "--rate", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("rate: '7.0' is not valid"));
 }
 
 /// `lab run all`: every experiment `lab list` names is in the index, each

@@ -115,52 +115,24 @@ impl Signal {
 }
 
 /// The minimum input sensitivity of `mbps` (dBm) with the frame error
-/// rate and PSDU length it is defined at: IEEE Std 802.11-2020, 15.4.6.2
-/// (DSSS 1 and 2 Mb/s: −80 dBm, 8% at 1024 octets), 16.3.8.2 (HR/DSSS
-/// 5.5 and 11 Mb/s: −76 dBm, 8% at 1024 octets) and Table 17-18 (OFDM:
-/// −82 dBm at 6 Mb/s to −65 dBm at 54 Mb/s, 10% at 1000 octets).
+/// rate and PSDU length it is defined at ([`crate::signal::sensitivity`]:
+/// IEEE Std 802.11-2020, 15.4.6.2, 16.3.8.2 and Table 17-18).
 pub fn sensitivity(mbps: f64) -> Option<(f64, f64, usize)> {
-    let ofdm = |d: f64| Some((d, 0.10, 1000));
-    let half = mbps * 2.0;
-    if half.fract() != 0.0 || !(0.0..=255.0).contains(&half) {
-        return None;
-    }
-    // The rate in units of 500 kb/s, as the Supported Rates element
-    // writes it.
-    match half as u8 {
-        2 | 4 => Some((-80.0, 0.08, 1024)),
-        11 | 22 => Some((-76.0, 0.08, 1024)),
-        12 => ofdm(-82.0),
-        18 => ofdm(-81.0),
-        24 => ofdm(-79.0),
-        36 => ofdm(-77.0),
-        48 => ofdm(-74.0),
-        72 => ofdm(-70.0),
-        96 => ofdm(-66.0),
-        108 => ofdm(-65.0),
-        _ => None,
-    }
+    Rate::from_mbps(mbps).and_then(crate::signal::sensitivity)
 }
 
-/// The frame loss of a link at `mbps` received at `rssi_dbm`: the
-/// standard's sensitivity is where a frame of its reference length is
-/// lost with its reference probability (8% or 10%); above it the bit
-/// error rate falls as an uncoded differential-PSK receiver's does,
-/// BER = exp(−γ)/2 with γ proportional to the received power
-/// (γ = γ₀·10^(margin/10), γ₀ fitted to the sensitivity point), and the
-/// loss is the reference frame's error rate 1 − (1 − BER)^(8·octets).
-/// The model is the lab's assumption, not a measurement; it gives no loss
-/// at all at the seed's −43 and −50 dBm (37 and 30 dB above the 2 Mb/s
-/// sensitivity), which is what the seed concluded too ("a reduction in
-/// signal strength has little effect … until a defined threshold").
+/// The frame loss of a link at `mbps` received at `rssi_dbm`, for a frame
+/// of the sensitivity's reference length ([`crate::signal`]: the
+/// standard's sensitivity point and an uncoded differential-PSK bit error
+/// curve through it). The model is the lab's assumption, not a
+/// measurement; it gives no loss at all at the seed's −43 and −50 dBm (37
+/// and 30 dB above the 2 Mb/s sensitivity), which is what the seed
+/// concluded too ("a reduction in signal strength has little effect …
+/// until a defined threshold").
 pub fn signal_loss(rssi_dbm: f64, mbps: f64) -> Option<f64> {
-    let (sens, per0, octets) = sensitivity(mbps)?;
-    let bits = (8 * octets) as f64;
-    let ber0 = 1.0 - (1.0 - per0).powf(1.0 / bits);
-    let gamma0 = -(2.0 * ber0).ln();
-    let gamma = gamma0 * 10f64.powf((rssi_dbm - sens) / 10.0);
-    let ber = 0.5 * (-gamma).exp();
-    Some((1.0 - (1.0 - ber).powf(bits)).clamp(0.0, 1.0))
+    let rate = Rate::from_mbps(mbps)?;
+    let (_, _, octets) = crate::signal::sensitivity(rate)?;
+    Some(crate::signal::frame_error_rate(rssi_dbm, octets, rate))
 }
 
 /// Seed 001's published authentication times (Tables 6-19 and 6-21): ten

@@ -16,6 +16,7 @@ pub mod attacks;
 #[cfg(target_os = "linux")]
 pub mod auth;
 pub mod ccm_udp;
+pub mod configs;
 pub mod congestion;
 pub mod discosec;
 #[cfg(target_os = "linux")]
@@ -56,6 +57,12 @@ beside Bianchi's analytical model (IEEE JSAC 18(3), 2000)",
         name: "overhead",
         summary: "throughput overhead of WEP, TKIP, CCMP, GCMP and DiscoSec over TCP and \
 UDP at 2, 11 and 54 Mb/s, with ping times, beside seed 001's tables 6-4 to 6-8",
+    },
+    ExperimentInfo {
+        name: "configs",
+        summary: "seed 001's Configurations 1-4 (laptop to server, laptop to laptop through the AP, \
+behind walls, hidden laptops): TCP/UDP throughput and overhead of open, WEP, TKIP and CCMP beside \
+Tables 6-4 to 6-17 and 6-20, and Table 4-2's maxima per standard and rate",
     },
     ExperimentInfo {
         name: "discosec",
@@ -778,6 +785,7 @@ pub fn create(name: &str, opts: &RunOptions) -> Result<Box<dyn Experiment>, Expe
         "overhead" => Ok(Box::new(overhead::Overhead::new(opts)?)),
         "discosec" => Ok(Box::new(discosec::Discosec::new(opts)?)),
         "ccm-udp" => Ok(Box::new(ccm_udp::CcmUdp::new(opts)?)),
+        "configs" => Ok(Box::new(configs::Configs::new(opts)?)),
         "congestion" => Ok(Box::new(congestion::Congestion::new(opts)?)),
         "attacks" => Ok(Box::new(attacks::Attacks::new(opts)?)),
         #[cfg(target_os = "linux")]
@@ -814,6 +822,10 @@ run a DiscoSec link live with 'wisec lab live --suite discosec-fast'",
         "ccm-udp" => {
             Some("its endpoints are models of the seed's bare machine and Linux host, not programs")
         }
+        "configs" => Some(
+            "its walls and hidden laptops are the medium's signal model; run one link live with \
+'wisec lab run overhead --live'",
+        ),
         "congestion" => Some(
             "its wired bottleneck and competing flows are simulated links; the live lab has no \
 shaped wired bottleneck yet",

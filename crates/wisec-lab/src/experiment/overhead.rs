@@ -74,7 +74,7 @@ impl Measure {
         }
     }
 
-    fn from_name(s: &str) -> Option<Measure> {
+    pub(crate) fn from_name(s: &str) -> Option<Measure> {
         [
             Measure::Tcp,
             Measure::Udp,
@@ -351,7 +351,7 @@ pub struct Overhead {
     live_state: super::overhead_live::LiveState,
 }
 
-const SEED_SUITES: [Security; 5] = [
+pub(crate) const SEED_SUITES: [Security; 5] = [
     Security::Open,
     Security::Wep40,
     Security::Wep104,
@@ -552,22 +552,22 @@ fn text(spec: &TrialSpec, k: &str) -> Option<String> {
 /// Seed 001's published figures (Configuration 1 at 2 Mb/s and the SOHO
 /// comparison at 11 Mb/s): kb/s means and standard deviations, overhead %
 /// and response times, by suite.
-struct Published {
+pub(crate) struct Published {
     /// Iperf TCP (Tables 6-1, 6-2): (mean, sd) of test 1 and test 2.
-    iperf_tcp: [(f64, f64); 2],
+    pub(crate) iperf_tcp: [(f64, f64); 2],
     /// Iperf UDP (Tables 6-5, 6-6).
-    iperf_udp: [(f64, f64); 2],
-    tcp_kbps: f64,
-    tcp_sd: Option<f64>,
-    udp_kbps: f64,
-    udp_sd: f64,
-    tcp_ovh: Option<f64>,
-    udp_ovh: Option<f64>,
-    avg_ovh: Option<f64>,
-    ping_ms: Option<f64>,
+    pub(crate) iperf_udp: [(f64, f64); 2],
+    pub(crate) tcp_kbps: f64,
+    pub(crate) tcp_sd: Option<f64>,
+    pub(crate) udp_kbps: f64,
+    pub(crate) udp_sd: f64,
+    pub(crate) tcp_ovh: Option<f64>,
+    pub(crate) udp_ovh: Option<f64>,
+    pub(crate) avg_ovh: Option<f64>,
+    pub(crate) ping_ms: Option<f64>,
 }
 
-fn published(config: &str, s: Security) -> Option<Published> {
+pub(crate) fn published(config: &str, s: Security) -> Option<Published> {
     let i = SEED_SUITES.iter().position(|x| *x == s)?;
     // Order: Open, WEP-40, WEP-104, TKIP, CCMP.
     let p = match config {
@@ -1462,7 +1462,7 @@ medium's lag and the host's scheduling; the simulated figure is the medium's own
 }
 
 /// The keys of what a trial under `sec` put on the air.
-fn secrets(sec: Security) -> Secrets {
+pub(crate) fn secrets(sec: Security) -> Secrets {
     Secrets {
         suite: sec.name().into(),
         ssid: SSID.into(),

@@ -152,17 +152,20 @@ struct RunArgs {
     #[arg(long, value_name = "N,N,...", value_delimiter = ',',
           value_parser = |s: &str| crate::cli::num::int(s, 1u32, 1000))]
     stations: Vec<u32>,
-    /// RTS/CTS only (saturation: params.access; congestion: params.rts)
+    /// RTS/CTS only (saturation: params.access; congestion, configs,
+    /// multihop: params.rts)
     #[arg(long, conflicts_with = "basic")]
     rts: bool,
-    /// Basic access only (saturation: params.access; congestion: params.rts = false)
+    /// Basic access only (saturation: params.access; congestion, configs,
+    /// multihop: params.rts = false)
     #[arg(long)]
     basic: bool,
     /// PHY (saturation: phy.standard; the others refuse it)
     #[arg(long, value_enum)]
     phy: Option<PhyArg>,
     /// Data rate in Mb/s, above 0 (saturation: phy.rate; overhead: params.rates;
-    /// discosec, attacks, multihop: params.rate; congestion and ccm-udp refuse it)
+    /// discosec, attacks, multihop, configs: params.rate; congestion and ccm-udp
+    /// refuse it)
     #[arg(long, value_name = "MBPS", allow_negative_numbers = true,
           value_parser = |s: &str| crate::cli::num::positive(s, 100_000.0))]
     rate: Option<f64>,
@@ -309,6 +312,12 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
             "attacks" if l.len() == 1 => v.push(("params.stations".into(), l[0].clone())),
             "attacks" => return refuse("--stations", "attacks takes one count (params.stations)"),
             "multihop" => return refuse("--stations", "its chain length is params.chain"),
+            "configs" => {
+                return refuse(
+                    "--stations",
+                    "its configurations fix one or two laptops; choose them with params.configs",
+                )
+            }
             _ => {
                 return refuse(
                     "--stations",
@@ -324,7 +333,9 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
                 "params.access".into(),
                 if a.rts { "[\"rts\"]" } else { "[\"basic\"]" }.into(),
             )),
-            "congestion" | "multihop" => v.push(("params.rts".into(), a.rts.to_string())),
+            "congestion" | "multihop" | "configs" => {
+                v.push(("params.rts".into(), a.rts.to_string()))
+            }
             "overhead" | "discosec" | "attacks" => {
                 return refuse(flag, "its frames go without RTS/CTS ([mac] is not read)")
             }
@@ -346,6 +357,12 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
                 )
             }
             "congestion" => return refuse("--phy", "it runs 802.11n; set params.mcs"),
+            "configs" => {
+                return refuse(
+                    "--phy",
+                    "its PHY follows params.rate (1-11: 802.11b, 6-54 or auto: 802.11g)",
+                )
+            }
             "multihop" => return refuse("--phy", "its chain runs 802.11b; set params.rate"),
             "discosec" | "attacks" => return refuse("--phy", "it runs 802.11g; set params.rate"),
             _ => return refuse("--phy", "it has no wireless medium"),
@@ -355,7 +372,9 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
         match exp {
             "saturation" => v.push(("phy.rate".into(), format!("{r:?}"))),
             "overhead" => v.push(("params.rates".into(), format!("[{r:?}]"))),
-            "discosec" | "attacks" | "multihop" => v.push(("params.rate".into(), format!("{r:?}"))),
+            "discosec" | "attacks" | "multihop" | "configs" => {
+                v.push(("params.rate".into(), format!("{r:?}")))
+            }
             "congestion" => return refuse("--rate", "its rate is an HT MCS: params.mcs"),
             _ => return refuse("--rate", "its link speed is params.link_mbps"),
         }
@@ -369,7 +388,7 @@ fn shorthands(a: &RunArgs, exp: &str, v: &mut Vec<(String, String)>) -> Result<(
                     "its phases are params.warmup, params.attack, params.tail",
                 )
             }
-            "overhead" | "congestion" => {
+            "overhead" | "congestion" | "configs" => {
                 return refuse("--seconds", "it runs transfers of params.bytes")
             }
             "multihop" => {
