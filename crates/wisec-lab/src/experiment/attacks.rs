@@ -873,6 +873,7 @@ state and key-exchange work, beside the in-process attack runner's expected outc
             let mut series = Vec::new();
             let mut assoc = Vec::new();
             let mut entries = Vec::new();
+            let mut frozen = Vec::new();
             for p in &self.protections {
                 let Some(r) = results.iter().find(|r| {
                     text(&r.spec, "attack") == Some(a.as_str())
@@ -905,7 +906,12 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                     g("tokens_per_interval").into(),
                     expect.into(),
                 ]);
-                for (out, col) in [(&mut series, 1), (&mut assoc, 2), (&mut entries, 3)] {
+                for (out, col) in [
+                    (&mut series, 1),
+                    (&mut assoc, 2),
+                    (&mut entries, 3),
+                    (&mut frozen, 5),
+                ] {
                     out.push(Series {
                         label: p.clone(),
                         points: line(r, col),
@@ -936,6 +942,18 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                     kind: PlotKind::Line,
                     categories: Vec::new(),
                     series: entries,
+                });
+                plots.push(Plot {
+                    name: format!("attacks_{a}_frozen"),
+                    title: format!(
+                        "{a}: AP frozen (1) or serving (0) against time, seed 003 Figure 3 \
+({window})"
+                    ),
+                    x_label: "time (s)".into(),
+                    y_label: "AP frozen".into(),
+                    kind: PlotKind::Line,
+                    categories: Vec::new(),
+                    series: frozen,
                 });
             }
             plots.push(Plot {
