@@ -133,6 +133,7 @@ fn a_flood_past_the_station_table_freezes_the_ap_unless_tokens_bound_it() {
         let r = run_with("authflood100", p, &small);
         assert!(m(&r, "ap_exhaustions") >= 1.0, "{p}");
         assert!(m(&r, "ap_frozen_s") >= 1.0, "{p}");
+        assert!(m(&r, "ap_frozen_share") > 0.5, "{p}");
         assert!(m(&r, "ap_frozen_drops") > 10.0, "{p}");
         assert!(m(&r, "mbps_before") > 3.0, "{p}");
         assert!(
@@ -143,6 +144,7 @@ fn a_flood_past_the_station_table_freezes_the_ap_unless_tokens_bound_it() {
     let r = run_with("authflood100", "discosec-fast", &small);
     assert_eq!(m(&r, "ap_exhaustions"), 0.0);
     assert_eq!(m(&r, "ap_frozen_s"), 0.0);
+    assert_eq!(m(&r, "ap_frozen_share"), 0.0);
     assert!(m(&r, "mbps_during") > 0.85 * m(&r, "mbps_before"));
     let r = run_with(
         "authflood100",
