@@ -532,6 +532,51 @@ pub struct ApNode {
     key_caching: bool,
     /// DiscoSec key agreements already charged to the processor.
     ecdh_charged: u64,
+    /// The platform's limits (station table, per-frame processing), when
+    /// modelled.
+    resources: Option<ApResources>,
+    /// The AP answers nothing before this time (its memory ran out).
+    frozen_until: Time,
+    /// What the limits did.
+    limits: ApLimitStats,
+}
+
+/// The limits of an AP's platform: the station table its memory holds and
+/// the processor time each received frame costs.
+///
+/// Every frame the AP receives first costs `frame_cost` on its processor
+/// (one job at a time, as the crypto work); frames that find more than
+/// `rx_ring` frames' work waiting are dropped, as a full receive ring
+/// drops them. A station entry is allocated for every Authentication from
+/// an unknown address (or, with DiscoSec, every request the core accepts);
+/// when one more entry than `table` would be needed the memory is
+/// exhausted and the AP freezes for `stall`: it takes no frame and sends
+/// nothing of its own (no beacon, no response, no forwarding; its radio
+/// still acknowledges, as radio firmware does), then frees the entries of
+/// stations that never associated and goes on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApResources {
+    /// Station entries the memory holds.
+    pub table: usize,
+    /// Processor time per received frame.
+    pub frame_cost: Time,
+    /// Frames of work the receive ring holds.
+    pub rx_ring: usize,
+    /// How long an exhaustion freezes the AP.
+    pub stall: Time,
+}
+
+/// What an AP's platform limits did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ApLimitStats {
+    /// Times the station table overflowed (each one a freeze).
+    pub exhaustions: u64,
+    /// Frames that arrived while the AP was frozen.
+    pub frozen_drops: u64,
+    /// Frames dropped at a full receive ring.
+    pub ring_drops: u64,
+    /// Total time frozen.
+    pub frozen: Time,
 }
 
 impl core::fmt::Debug for ApNode {
@@ -577,6 +622,9 @@ impl ApNode {
             dot1x: None,
             key_caching: true,
             ecdh_charged: 0,
+            resources: None,
+            frozen_until: Time::ZERO,
+            limits: ApLimitStats::default(),
         }
     }
 
@@ -592,6 +640,60 @@ impl ApNode {
     /// (1 − load).
     pub fn set_background_load(&mut self, load: f64) {
         self.radio.cpu.set_load(load);
+    }
+
+    /// Models the platform's limits (`None`: unbounded memory, frames
+    /// cost nothing but their crypto).
+    pub fn set_resources(&mut self, r: Option<ApResources>) {
+        self.resources = r;
+    }
+
+    /// What the platform limits did so far.
+    pub fn limit_stats(&self) -> ApLimitStats {
+        self.limits
+    }
+
+    /// Whether the AP is frozen at `now` (its memory ran out).
+    pub fn frozen(&self, now: Time) -> bool {
+        now < self.frozen_until
+    }
+
+    /// Charges a received frame to the processor; false when the receive
+    /// ring is full or the AP is frozen (the frame is lost).
+    fn admit(&mut self, now: Time) -> bool {
+        let Some(r) = self.resources else {
+            return true;
+        };
+        if now < self.frozen_until {
+            self.limits.frozen_drops += 1;
+            return false;
+        }
+        let backlog = self.radio.cpu.free_at().as_ns().saturating_sub(now.as_ns());
+        let ring = r.frame_cost.as_ns().saturating_mul(r.rx_ring as u64);
+        if r.frame_cost > Time::ZERO && backlog >= ring {
+            self.limits.ring_drops += 1;
+            return false;
+        }
+        self.radio.cpu.run(now, r.frame_cost);
+        true
+    }
+
+    /// After a frame that may have allocated an entry: past the table, the
+    /// memory is exhausted and the AP freezes, then frees the entries of
+    /// stations that never associated.
+    fn check_memory(&mut self, now: Time, ctx: &mut Ctx<'_>) {
+        let Some(r) = self.resources else {
+            return;
+        };
+        if self.entries() <= r.table {
+            return;
+        }
+        self.limits.exhaustions += 1;
+        self.limits.frozen += r.stall;
+        self.frozen_until = now + r.stall;
+        // DiscoSec's core expires its own unassociated entries.
+        self.clients.retain(|_, c| c.associated);
+        self.radio.timer(ctx, T_TX, self.frozen_until);
     }
 
     /// Requires management frame protection (802.11w) of every station
@@ -1203,6 +1305,9 @@ impl Node for ApNode {
             [a, b, ..] => FrameControl::from_bytes([*a, *b]),
             _ => return,
         };
+        if !self.admit(now) {
+            return;
+        }
         if fc.is_mgmt() {
             if let Some(ap) = self.disco.as_mut() {
                 let _ = ap.handle_rx(now_instant(now), frame);
@@ -1210,6 +1315,7 @@ impl Node for ApNode {
             } else {
                 self.on_mgmt(now, frame, ctx);
             }
+            self.check_memory(now, ctx);
         } else if fc.is_data() {
             self.on_data(now, frame, ctx);
         }
@@ -1221,6 +1327,10 @@ impl Node for ApNode {
         _iface: IfaceId,
         ctx: &mut Ctx<'_>,
     ) -> Option<TxRequest> {
+        if now < self.frozen_until {
+            self.radio.timer(ctx, T_TX, self.frozen_until);
+            return None;
+        }
         let f = self.radio.pop_ready(now);
         self.radio.after_poll(ctx, f.is_some());
         f.map(TxRequest::new)
@@ -1228,6 +1338,15 @@ impl Node for ApNode {
 
     fn on_timer(&mut self, now: Time, token: u64, ctx: &mut Ctx<'_>) {
         self.radio.fired(token, now);
+        if now < self.frozen_until && token != T_TX {
+            // Frozen: nothing runs; beacons resume afterwards.
+            if token == T_BEACON {
+                self.radio.timer(ctx, T_BEACON, now + BEACON_INTERVAL);
+            } else {
+                self.radio.timer(ctx, token, self.frozen_until);
+            }
+            return;
+        }
         match token {
             T_TX => self.radio.kick(ctx),
             T_RX => self.bridge_ready(now, ctx),
@@ -1254,6 +1373,10 @@ impl Node for ApNode {
     }
 
     fn on_wired(&mut self, now: Time, _port: PortId, packet: &[u8], ctx: &mut Ctx<'_>) {
+        if now < self.frozen_until {
+            self.limits.frozen_drops += 1;
+            return;
+        }
         self.forward(now, packet, ctx);
     }
 
@@ -1307,6 +1430,10 @@ pub struct StaNode {
     /// Times the station lost its association to a Deauthentication or
     /// Disassociation frame.
     pub disconnects: u32,
+    /// Host processing (driver, IP stack, application) per octet of every
+    /// data MSDU the station sends or receives, ns; it runs on the same
+    /// processor as the crypto. 0: none.
+    pub host_ns_per_octet: f64,
     /// A device outside the simulation (the live lab's TAP) that sends and
     /// receives the station's Ethernet frames instead of [`Self::stack`].
     tap: Option<SharedPort>,
@@ -1372,6 +1499,7 @@ impl StaNode {
             pmf: false,
             mgmt: None,
             disconnects: 0,
+            host_ns_per_octet: 0.0,
             tap: None,
             dot1x: None,
             key_caching: true,
@@ -1773,6 +1901,7 @@ impl StaNode {
         let ready = self.radio.charge(now, cost_sec, Op::Unprotect, frame.len());
         if let Some((_, _, eth)) = eth_from_data(&plain) {
             self.radio.stats.data_rx += 1;
+            let ready = self.host_work(ready, eth.len());
             self.rxq.push_back((ready, eth));
             self.radio.timer(ctx, T_RX, ready);
         }
@@ -1859,8 +1988,19 @@ impl StaNode {
             return;
         };
         let ready = self.radio.charge(now, sec, Op::Protect, plain.len());
+        let ready = self.host_work(ready, plain.len());
         self.radio.stats.data_tx += 1;
         self.radio.queue(ctx, ready, f);
+    }
+
+    /// Runs the host's processing of an MSDU of `octets` on the processor
+    /// once it is free after `at`; returns when it ends.
+    fn host_work(&mut self, at: Time, octets: usize) -> Time {
+        if self.host_ns_per_octet <= 0.0 {
+            return at;
+        }
+        let cost = Time::from_ns((self.host_ns_per_octet * octets as f64).round() as u64);
+        self.radio.cpu.run(at, cost)
     }
 }
 

@@ -968,6 +968,11 @@ impl Cpu {
         self.free_at
     }
 
+    /// When the last job queued so far ends.
+    pub fn free_at(&self) -> Time {
+        self.free_at
+    }
+
     /// Total time spent on jobs.
     pub fn busy(&self) -> Time {
         self.busy

@@ -269,6 +269,8 @@ pub struct Stack {
     /// Response octets still to send on the sink's connection (Serve).
     serving: Option<u64>,
     started: bool,
+    /// Socket buffer octets of the bulk TCP sender and of the sink.
+    tcp_buffer: usize,
     /// What was measured.
     pub stats: AppStats,
 }
@@ -334,8 +336,31 @@ impl Stack {
             udp_sink,
             serving: None,
             started: false,
+            tcp_buffer: TCP_BUFFER,
             stats: AppStats::default(),
         }
+    }
+
+    /// Gives the bulk TCP sender ([`Traffic::TcpBulk`], [`Traffic::TcpFor`])
+    /// and the TCP sink socket buffers of `octets` (at least 64 KiB; above
+    /// it the window is scaled, RFC 7323), as a kernel's socket buffer
+    /// limits do (Linux: `net.ipv4.tcp_wmem`/`tcp_rmem`). Call it before
+    /// any connection exists: the listening sink is set up again.
+    pub fn set_tcp_buffer(&mut self, octets: usize) {
+        let octets = octets.clamp(TCP_BUFFER, 1 << 28);
+        self.tcp_buffer = octets;
+        if matches!(self.traffic, Traffic::Serve { .. }) {
+            return;
+        }
+        if let Some(h) = self.tcp_sink.take() {
+            self.sockets.remove(h);
+        }
+        let mut sink = tcp::Socket::new(
+            tcp::SocketBuffer::new(vec![0; octets]),
+            tcp::SocketBuffer::new(vec![0; 1024]),
+        );
+        let _ = sink.listen(SINK_PORT);
+        self.tcp_sink = Some(self.sockets.add(sink));
     }
 
     /// The configured traffic.
@@ -376,7 +401,7 @@ impl Stack {
             Traffic::TcpBulk { .. } | Traffic::TcpFor { .. } => {
                 let mut s = tcp::Socket::new(
                     tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
-                    tcp::SocketBuffer::new(vec![0; TCP_BUFFER]),
+                    tcp::SocketBuffer::new(vec![0; self.tcp_buffer]),
                 );
                 s.set_nagle_enabled(true);
                 let (limit, until) = match self.traffic {

@@ -98,6 +98,64 @@ fn auth_flood_with_tokens_bounds_ap_state_and_ecdh() {
     assert_eq!(m(&r, "disconnects"), 0.0);
 }
 
+fn run_with(attack: &str, protection: &str, extra: &[(&str, &str)]) -> TrialResult {
+    let mut overrides = vec![
+        ("attacks".to_string(), attack.to_string()),
+        ("protections".to_string(), protection.to_string()),
+    ];
+    overrides.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let opts = RunOptions {
+        seed: 5,
+        trials: Some(1),
+        quick: true,
+        overrides,
+        ..RunOptions::default()
+    };
+    let exp = create("attacks", &opts).unwrap();
+    let plan = exp.plan();
+    let cal = Calibration::nominal();
+    let mut env = TrialEnv::new(&cal);
+    let r = exp.run_trial(&plan[0], &mut env).unwrap();
+    eprintln!("{attack} {protection} {extra:?}: {:?}", r.metrics);
+    r
+}
+
+/// Seed 003 Figure 3: a flood of 100 authentications per second from new
+/// addresses, larger than the AP's station table, freezes an AP without
+/// protection (and one with PMF, which does not protect Open System
+/// Authentication from a new address); DiscoSec's tokens keep the table
+/// from filling. With an unbounded table the same flood costs only
+/// airtime: the collapse is the table's doing.
+#[test]
+fn a_flood_past_the_station_table_freezes_the_ap_unless_tokens_bound_it() {
+    let small = [("ap_table", "30"), ("attack", "1.5")];
+    for p in ["none", "pmf"] {
+        let r = run_with("authflood100", p, &small);
+        assert!(m(&r, "ap_exhaustions") >= 1.0, "{p}");
+        assert!(m(&r, "ap_frozen_s") >= 1.0, "{p}");
+        assert!(m(&r, "ap_frozen_share") > 0.5, "{p}");
+        assert!(m(&r, "ap_frozen_drops") > 10.0, "{p}");
+        assert!(m(&r, "mbps_before") > 3.0, "{p}");
+        assert!(
+            m(&r, "mbps_during") < 0.6 * m(&r, "mbps_before"),
+            "{p}: service must collapse while the AP is frozen"
+        );
+    }
+    let r = run_with("authflood100", "discosec-fast", &small);
+    assert_eq!(m(&r, "ap_exhaustions"), 0.0);
+    assert_eq!(m(&r, "ap_frozen_s"), 0.0);
+    assert_eq!(m(&r, "ap_frozen_share"), 0.0);
+    assert!(m(&r, "mbps_during") > 0.85 * m(&r, "mbps_before"));
+    let r = run_with(
+        "authflood100",
+        "none",
+        &[("ap_table", "0"), ("attack", "1.5")],
+    );
+    assert_eq!(m(&r, "ap_exhaustions"), 0.0);
+    assert!(m(&r, "peak_entries") > 100.0);
+    assert!(m(&r, "mbps_during") > 0.85 * m(&r, "mbps_before"));
+}
+
 #[test]
 fn trials_are_deterministic() {
     let a = run("deauth", "none");

@@ -31,7 +31,7 @@ use super::{
     ChannelInfo, Experiment, ExperimentError, Param, Plot, PlotKind, Report, RunOptions, Series,
     Table, TrialEnv, TrialResult, TrialSpec, Value,
 };
-use crate::bss::{ApNode, HostNode, Injector, StaNode, StaPhase, BSSID};
+use crate::bss::{ApNode, ApResources, HostNode, Injector, StaNode, StaPhase, BSSID};
 use crate::cost::{DeviceProfile, Security};
 use crate::net::Traffic;
 use crate::phy::{PhyProfile, Rate};
@@ -96,9 +96,28 @@ pub struct Attacks {
     tail: f64,
     sample: f64,
     forge_rate: f64,
+    ap_table: usize,
+    ap_frame_us: f64,
+    ap_stall: f64,
     trials: u32,
     seed: u64,
 }
+
+/// The default AP platform: a Linksys WRT54G-class SOHO AP (Broadcom
+/// BCM5352, MIPS32 at 200 MHz, 16 MB RAM, Broadcom `wl` driver). Its
+/// station table holds 128 entries: the firmware's NVRAM default
+/// `wl_maxassoc=128` ("max associations driver could support").
+pub const AP_TABLE: usize = 128;
+/// Processor time per received frame on that AP: 4000 cycles at 200 MHz
+/// (an assumed driver-and-bridge receive path; no measurement of the
+/// device is available).
+pub const AP_FRAME_US: f64 = 20.0;
+/// How long a memory exhaustion freezes it (assumed: seed 003 gives no
+/// figure in its text; its Figure 3 shows the AP not responding for
+/// "longer periods of time").
+pub const AP_STALL_S: f64 = 2.0;
+/// Frames of work its receive ring holds (assumed).
+pub const AP_RX_RING: usize = 256;
 
 fn list(v: &str, what: &str, allowed: &[&str]) -> Result<Vec<String>, ExperimentError> {
     v.trim_matches(|c| c == '[' || c == ']')
@@ -139,6 +158,15 @@ pub const PARAMS: &[super::params::ParamRange] = &[
     ("tail", "seconds, 0 to 60"),
     ("sample", "seconds, 0.01 to 1"),
     ("forge_rate", "frames per second, 1 to 5000"),
+    (
+        "ap_table",
+        "station entries the AP's memory holds, 0 (unbounded) to 4096",
+    ),
+    (
+        "ap_frame_us",
+        "AP processor µs per received frame, 0 to 10000",
+    ),
+    ("ap_stall", "seconds an exhausted AP freezes, 0 to 60"),
 ];
 
 impl Attacks {
@@ -147,7 +175,8 @@ impl Attacks {
     /// `attacks=deauth,disassoc,authflood100,authflood1000,replay`,
     /// `stations=N`, `offered=Mb/s per station`, `rate=54`, `warmup=s`,
     /// `attack=s`, `tail=s`, `sample=s`, `forge_rate=frames/s` (deauth,
-    /// disassoc, replay).
+    /// disassoc, replay), `ap_table=128`, `ap_frame_us=20`, `ap_stall=2`
+    /// (the AP platform's limits, [`crate::bss::ApResources`]).
     pub fn new(opts: &RunOptions) -> Result<Attacks, ExperimentError> {
         let mut a = Attacks {
             protections: PROTECTIONS.map(String::from).to_vec(),
@@ -160,6 +189,9 @@ impl Attacks {
             tail: 1.0,
             sample: 0.1,
             forge_rate: 100.0,
+            ap_table: AP_TABLE,
+            ap_frame_us: AP_FRAME_US,
+            ap_stall: AP_STALL_S,
             trials: opts.trials.unwrap_or(1),
             seed: opts.seed,
         };
@@ -186,6 +218,15 @@ impl Attacks {
                 "tail" => a.tail = number(k, v, 0.0, 60.0)?,
                 "sample" => a.sample = number(k, v, 0.01, 1.0)?,
                 "forge_rate" => a.forge_rate = number(k, v, 1.0, 5000.0)?,
+                "ap_table" => {
+                    a.ap_table = v
+                        .parse()
+                        .ok()
+                        .filter(|n: &usize| *n <= 4096)
+                        .ok_or_else(|| super::params::invalid(k, v, PARAMS))?
+                }
+                "ap_frame_us" => a.ap_frame_us = number(k, v, 0.0, 10_000.0)?,
+                "ap_stall" => a.ap_stall = number(k, v, 0.0, 60.0)?,
                 _ => return Err(super::params::no_such("attacks", k, PARAMS)),
             }
         }
@@ -356,6 +397,7 @@ struct Sample {
     connected: usize,
     entries: usize,
     ecdh: u64,
+    frozen: bool,
 }
 
 impl Experiment for Attacks {
@@ -398,6 +440,21 @@ and joins again).",
                 "forge_rate",
                 self.forge_rate,
                 "deauth/disassoc/replay frames per second",
+            ),
+            Param::new(
+                "ap_table",
+                self.ap_table,
+                "station entries the AP's memory holds (0: unbounded)",
+            ),
+            Param::new(
+                "ap_frame_us",
+                self.ap_frame_us,
+                "AP processor time per received frame, µs",
+            ),
+            Param::new(
+                "ap_stall",
+                self.ap_stall,
+                "seconds an AP whose memory ran out freezes",
             ),
         ]
     }
@@ -444,6 +501,12 @@ and joins again).",
             derive_seed(spec.seed, &[10]),
         );
         apn.set_pmf(protection == "pmf");
+        apn.set_resources((self.ap_table > 0).then(|| ApResources {
+            table: self.ap_table,
+            frame_cost: Time::from_secs_f64(self.ap_frame_us * 1e-6),
+            rx_ring: AP_RX_RING,
+            stall: Time::from_secs_f64(self.ap_stall),
+        }));
         let ap = sim.add_node(apn);
         let ap_iface = sim.attach(ap, channel, MacConfig::dcf(BSSID, rate));
         if let Some(n) = sim.node_mut::<ApNode>(ap) {
@@ -618,9 +681,9 @@ and joins again).",
                         .is_some_and(|n| n.phase() == StaPhase::Connected)
                 })
                 .count();
-            let (entries, ecdh) = sim
+            let (entries, ecdh, frozen) = sim
                 .node::<ApNode>(ap)
-                .map_or((0, 0), |n| (n.entries(), n.ecdh_ops()));
+                .map_or((0, 0, false), |n| (n.entries(), n.ecdh_ops(), n.frozen(t)));
             let d = rx.saturating_sub(last_rx);
             if t > half_warm && t <= warm {
                 before_bytes += d;
@@ -635,6 +698,7 @@ and joins again).",
                 connected,
                 entries,
                 ecdh: ecdh - last_ecdh,
+                frozen,
             });
             last_rx = rx;
             last_ecdh = ecdh;
@@ -683,6 +747,32 @@ and joins again).",
         m.insert("ap_lost_associations".into(), ap_drops.into());
         m.insert("mgmt_dropped".into(), dropped.into());
         m.insert("injected".into(), injected.into());
+        let lim = sim
+            .node::<ApNode>(ap)
+            .map(ApNode::limit_stats)
+            .unwrap_or_default();
+        m.insert("ap_exhaustions".into(), lim.exhaustions.into());
+        m.insert("ap_frozen_s".into(), lim.frozen.as_secs_f64().into());
+        // Sampled: the share of the attack's samples that found the AP
+        // frozen.
+        let during: Vec<&Sample> = samples
+            .iter()
+            .filter(|s| s.t > self.warmup + 1e-9 && s.t <= self.warmup + self.attack + 1e-9)
+            .collect();
+        m.insert(
+            "ap_frozen_share".into(),
+            (during.iter().filter(|s| s.frozen).count() as f64 / during.len().max(1) as f64).into(),
+        );
+        m.insert("ap_frozen_drops".into(), lim.frozen_drops.into());
+        m.insert("ap_ring_drops".into(), lim.ring_drops.into());
+        m.insert(
+            "ap_cpu_load".into(),
+            sim.node::<ApNode>(ap)
+                .map_or(0.0, |n| {
+                    n.cpu_busy().as_secs_f64() / sim.now().as_secs_f64().max(1e-9)
+                })
+                .into(),
+        );
         m.insert("peak_entries".into(), peak_entries.into());
         m.insert(
             "ecdh_per_s".into(),
@@ -720,7 +810,8 @@ and joins again).",
             .column("throughput", Some("Mb/s"))
             .column("connected", None)
             .column("ap_entries", None)
-            .column("ecdh", None);
+            .column("ecdh", None)
+            .column("ap_frozen", None);
         for s in &samples {
             ts.push(vec![
                 s.t.into(),
@@ -728,6 +819,7 @@ and joins again).",
                 s.connected.into(),
                 s.entries.into(),
                 s.ecdh.into(),
+                u32::from(s.frozen).into(),
             ]);
         }
         r.tables.push(ts);
@@ -797,6 +889,7 @@ state and key-exchange work, beside the in-process attack runner's expected outc
             let mut series = Vec::new();
             let mut assoc = Vec::new();
             let mut entries = Vec::new();
+            let mut frozen = Vec::new();
             for p in &self.protections {
                 let Some(r) = results.iter().find(|r| {
                     text(&r.spec, "attack") == Some(a.as_str())
@@ -829,7 +922,12 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                     g("tokens_per_interval").into(),
                     expect.into(),
                 ]);
-                for (out, col) in [(&mut series, 1), (&mut assoc, 2), (&mut entries, 3)] {
+                for (out, col) in [
+                    (&mut series, 1),
+                    (&mut assoc, 2),
+                    (&mut entries, 3),
+                    (&mut frozen, 5),
+                ] {
                     out.push(Series {
                         label: p.clone(),
                         points: line(r, col),
@@ -861,6 +959,18 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                     categories: Vec::new(),
                     series: entries,
                 });
+                plots.push(Plot {
+                    name: format!("attacks_{a}_frozen"),
+                    title: format!(
+                        "{a}: AP frozen (1) or serving (0) against time, seed 003 Figure 3 \
+({window})"
+                    ),
+                    x_label: "time (s)".into(),
+                    y_label: "AP frozen".into(),
+                    kind: PlotKind::Line,
+                    categories: Vec::new(),
+                    series: frozen,
+                });
             }
             plots.push(Plot {
                 name: format!("attacks_{a}"),
@@ -876,7 +986,76 @@ state and key-exchange work, beside the in-process attack runner's expected outc
                 series,
             });
         }
+        let mut f3 = Table::new(
+            "figure3",
+            "Authentication floods against the AP's platform limits, beside seed 003 Figure 3 \
+(the unprotected AP flooded with 100 requests/s 'periodically freezes')",
+        )
+        .column("attack", None)
+        .column("protection", None)
+        .column("before", Some("Mb/s"))
+        .column("during", Some("Mb/s"))
+        .column("AP peak entries", None)
+        .column("table overflows", None)
+        .column("AP frozen, in all", Some("s"))
+        .column("attack samples finding it frozen", Some("%"))
+        .column("frames lost while frozen", None)
+        .column("AP processor load", Some("%"))
+        .column("seed 003", None);
+        for a in self.attacks.iter().filter(|a| a.starts_with("authflood")) {
+            for p in &self.protections {
+                let g = |k: &str| mean(a, p, k);
+                let Some(frozen) = g("ap_frozen_s") else {
+                    continue;
+                };
+                let seed = match (a.as_str(), p.as_str()) {
+                    ("authflood100", "none") => "freezes periodically, answers no frame",
+                    (_, "discosec-fast" | "discosec-full") => "AP keeps operating (tokens)",
+                    _ => "",
+                };
+                f3.push(vec![
+                    a.as_str().into(),
+                    p.as_str().into(),
+                    g("mbps_before").into(),
+                    g("mbps_during").into(),
+                    g("peak_entries").into(),
+                    g("ap_exhaustions").into(),
+                    frozen.into(),
+                    g("ap_frozen_share").map(|x| 100.0 * x).into(),
+                    g("ap_frozen_drops").into(),
+                    g("ap_cpu_load").map(|x| 100.0 * x).into(),
+                    seed.into(),
+                ]);
+            }
+        }
+        f3.notes.push(format!(
+            "AP platform: {} station entries (0 = unbounded), {} µs of processor time per \
+received frame, {} s frozen per exhaustion. Defaults stand for a Linksys WRT54G-class SOHO AP \
+(Broadcom MIPS32 at 200 MHz, 16 MB RAM): the table is the Broadcom firmware's NVRAM default \
+wl_maxassoc=128; the per-frame cost (4000 cycles at 200 MHz) and the freeze length are \
+assumptions, not measurements. Seed 003 gives Figure 3 only as a plot, without numbers in its \
+text, so nothing here is fitted to it, and only its shape (service stops soon after the flood \
+starts, again and again) can be compared.",
+            self.ap_table, self.ap_frame_us, self.ap_stall
+        ));
+        let mut tables = vec![t];
+        if !f3.rows.is_empty() {
+            tables.push(f3);
+        }
         let notes = vec![
+            "Seed 003 Figure 3 (the unprotected AP freezing under an authentication flood): the \
+AP keeps one station entry per authenticated address in a table its memory bounds. A flood from \
+random addresses fills it in (table − stations) / rate seconds; the next request exhausts the \
+memory, the AP freezes (answers and forwards nothing, sends no beacon), then frees the entries \
+of stations that never associated and serves again until the flood has refilled the table: the \
+periodic freezing the seed observed. PMF does not prevent this: 802.11w protects the \
+management frames of an existing association, and Open System Authentication from a new \
+address stays unprotected, so a PMF AP fills its table the same way. DiscoSec's tokens admit \
+at most the published tokens per interval, and its core expires entries that never associate, \
+so the table does not fill at these rates. The AP's per-frame processing cost adds queueing \
+only; at these rates it stays far from saturating the processor, so the collapse comes from \
+memory, as the seed describes it."
+                .into(),
             "PMF: the AP and the stations run WPA2-PSK with CCMP-128 and require management \
 frame protection; once the PTK is installed, Deauthentication and Disassociation frames must \
 be CCMP-protected with it (IEEE Std 802.11-2020, 12.6.19) and an unprotected Authentication \
@@ -906,7 +1085,7 @@ frame that arrives is accepted and the server receives more than the stations of
             experiment: "attacks".into(),
             description: self.description(),
             parameters: self.parameters(),
-            tables: vec![t],
+            tables,
             plots,
             notes,
         }
