@@ -92,7 +92,8 @@ pub struct DecryptBenchArgs {
 }
 
 /// The columns of `--csv`: the fields of the JSON's results.
-pub const CSV_COLUMNS: [&str; 11] = [
+pub const CSV_COLUMNS: [&str; 12] = [
+    "suite",
     "name",
     "seconds",
     "seconds_min",
@@ -605,7 +606,21 @@ pub fn print(
     r: &DecryptBenchReport,
     out: crate::tabular::TableFormat,
 ) -> Result<(), crate::error::Failure> {
-    if let Some(done) = crate::tabular::print(out, r, &CSV_COLUMNS, &r.results) {
+    // One CSV row per capture and decrypter, named by the capture's suite.
+    let rows: Vec<serde_json::Value> = r
+        .captures
+        .iter()
+        .flat_map(|c| {
+            c.results.iter().map(move |m| {
+                let mut v = serde_json::to_value(m).unwrap_or_default();
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("suite".into(), c.suite.into());
+                }
+                v
+            })
+        })
+        .collect();
+    if let Some(done) = crate::tabular::print(out, r, &CSV_COLUMNS, &rows) {
         return done;
     }
     let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
