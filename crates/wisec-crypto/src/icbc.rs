@@ -251,11 +251,6 @@ impl ExperimentalIcbcCcmp128 {
         let mut next = 0usize;
         while next <= nblocks {
             let take = (nblocks + 1 - next).min(BATCH);
-            for (j, b) in blks[..take].iter_mut().enumerate() {
-                let mut a = prep.a0;
-                a[14..].copy_from_slice(&((next + j) as u16).to_be_bytes());
-                *b = aes::Block::from(a);
-            }
             // A bit-sliced AES computes four blocks in one pass and a
             // shorter call block by block: fill its passes with counters
             // past the end, whose keystream is not used.
@@ -264,9 +259,9 @@ impl ExperimentalIcbcCcmp128 {
             } else {
                 take
             };
-            for (j, b) in blks[take..run].iter_mut().enumerate() {
+            for (j, b) in blks[..run].iter_mut().enumerate() {
                 let mut a = prep.a0;
-                a[14..].copy_from_slice(&((next + take + j) as u16).to_be_bytes());
+                a[14..].copy_from_slice(&((next + j) as u16).to_be_bytes());
                 *b = aes::Block::from(a);
             }
             self.aes.encrypt_blocks(&mut blks[..run]);
