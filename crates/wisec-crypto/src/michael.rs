@@ -36,6 +36,12 @@ fn block(mut l: u32, mut r: u32) -> (u32, u32) {
     (l, r)
 }
 
+/// The state (L, R) after absorbing the little-endian message word `w`.
+#[inline(always)]
+pub(crate) fn absorb(l: u32, r: u32, w: u32) -> (u32, u32) {
+    block(l ^ w, r)
+}
+
 /// A streaming Michael computation.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct Michael {
@@ -66,7 +72,20 @@ impl Michael {
     /// words (no octets pending from [`Michael::update`]).
     #[inline(always)]
     pub(crate) fn word(&mut self, w: u32) {
-        let (l, r) = block(self.l ^ w, self.r);
+        (self.l, self.r) = absorb(self.l, self.r, w);
+    }
+
+    /// The state (L, R) between whole words (no octets pending), for a
+    /// loop that keeps it in registers: memory would put a store and a
+    /// load into every step of the chain.
+    #[inline(always)]
+    pub(crate) fn state(&self) -> (u32, u32) {
+        (self.l, self.r)
+    }
+
+    /// Sets the state taken with [`Michael::state`] after the loop.
+    #[inline(always)]
+    pub(crate) fn set_state(&mut self, (l, r): (u32, u32)) {
         self.l = l;
         self.r = r;
     }

@@ -11,16 +11,32 @@
 //! step needs (`S[i + 1]`) is read before this step's swap stores, and
 //! taken from the swap instead when the swap just wrote it (`j == i + 1`):
 //! the next step then never waits for a store to be forwarded to a load,
-//! which is most of what a plain byte-at-a-time loop waits for. Keystream
-//! bytes are gathered into 64-bit words, so the data is read and written
-//! eight bytes at a time.
+//! which is most of what a plain byte-at-a-time loop waits for. The rare
+//! `j == i + 1` case is a branch, not a conditional move, so the common
+//! case does not wait for the comparison either.
+//!
+//! The output loop runs in blocks of four or eight bytes (gathered into
+//! words, so the data is read and written a word at a time). Within a
+//! block whose indices `i + 1 ..= i + N + 1` do not wrap, the state is
+//! indexed at constant offsets from the block's base, with no reduction
+//! modulo 256; the state array has a tail beyond `S[255]`, never used,
+//! that lets the compiler see those indices in bounds. The one block of
+//! every 256 bytes that crosses the wrap runs a byte at a time.
 
 use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
+/// The state array: `S[0..256]`, then a tail that is never read or
+/// written (it stays zero). With it, `S[b + k]` for any `b` below 256 and
+/// `k` up to 16 is in bounds, so the output loop's block indices need no
+/// check; the loop only takes that path when `b + k` is below 256.
+const STATE_LEN: usize = 256 + 16;
+
+type State = [u8; STATE_LEN];
+
 /// `S[k] = k`: the state before the key schedule.
-const IDENTITY: [u8; 256] = {
-    let mut s = [0u8; 256];
+const IDENTITY: State = {
+    let mut s = [0u8; STATE_LEN];
     let mut k = 0;
     while k < 256 {
         s[k] = k as u8;
@@ -32,7 +48,7 @@ const IDENTITY: [u8; 256] = {
 /// An RC4 keystream generator.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
 pub struct Rc4 {
-    s: [u8; 256],
+    s: State,
     i: u8,
     j: u8,
 }
@@ -71,9 +87,9 @@ impl Rc4 {
     pub fn apply_keystream(&mut self, data: &mut [u8]) {
         let mut g = Gen::start(self);
         let (words, rest) = data.as_chunks_mut::<8>();
-        for w in words {
-            *w = (u64::from_ne_bytes(*w) ^ g.word(&mut self.s)).to_ne_bytes();
-        }
+        g.blocks::<8, _>(&mut self.s, words.iter_mut(), |w, k| {
+            *w = (u64::from_ne_bytes(*w) ^ u64::from_ne_bytes(k)).to_ne_bytes();
+        });
         for b in rest {
             *b ^= g.byte(&mut self.s);
         }
@@ -90,9 +106,9 @@ impl Rc4 {
         let mut g = Gen::start(self);
         let (dw, drest) = dst.as_chunks_mut::<8>();
         let (sw, srest) = src.as_chunks::<8>();
-        for (d, s) in dw.iter_mut().zip(sw) {
-            *d = (u64::from_ne_bytes(*s) ^ g.word(&mut self.s)).to_ne_bytes();
-        }
+        g.blocks::<8, _>(&mut self.s, dw.iter_mut().zip(sw), |(d, s), k| {
+            *d = (u64::from_ne_bytes(*s) ^ u64::from_ne_bytes(k)).to_ne_bytes();
+        });
         for (d, s) in drest.iter_mut().zip(srest) {
             *d = *s ^ g.byte(&mut self.s);
         }
@@ -126,7 +142,7 @@ impl Rc4 {
 
 /// The key schedule (KSA) with `key(n)` the key byte for step `n`.
 #[inline(always)]
-fn ksa(key: impl Fn(usize) -> u8) -> [u8; 256] {
+fn ksa(key: impl Fn(usize) -> u8) -> State {
     let mut s = IDENTITY;
     let mut j: u8 = 0;
     let mut x = s[0];
@@ -138,9 +154,22 @@ fn ksa(key: impl Fn(usize) -> u8) -> [u8; 256] {
         s[n] = y;
         s[usize::from(j)] = x;
         // S[n + 1], unless this swap just replaced it with x.
-        x = if usize::from(j) == m { x } else { next };
+        x = if usize::from(j) == m {
+            unchanged(x)
+        } else {
+            next
+        };
     }
     s
+}
+
+/// `x` itself, on a path taken about once in 256 steps: a call the
+/// compiler does not turn into a conditional move, so the next step's
+/// `j` does not wait for the comparison.
+#[cold]
+#[inline(never)]
+fn unchanged(x: u8) -> u8 {
+    x
 }
 
 /// The output loop (PRGA) between two calls: `x` is `S[i + 1]`, read
@@ -169,7 +198,7 @@ impl Gen {
 
     /// One output byte of the state `s`.
     #[inline(always)]
-    fn byte(&mut self, s: &mut [u8; 256]) -> u8 {
+    fn byte(&mut self, s: &mut State) -> u8 {
         let i = self.i.wrapping_add(1);
         let x = self.x;
         let j = self.j.wrapping_add(x);
@@ -188,7 +217,7 @@ impl Gen {
 /// A keystream source for a suite's own loop (see [`Rc4::with_stream`]).
 pub(crate) struct Stream<'a> {
     g: Gen,
-    s: &'a mut [u8; 256],
+    s: &'a mut State,
 }
 
 impl Stream<'_> {
@@ -198,23 +227,76 @@ impl Stream<'_> {
         self.g.byte(self.s)
     }
 
-    /// The next four keystream bytes, little endian.
+    /// Hands `f` each item of `it` with the next four keystream bytes
+    /// as a little-endian word.
     #[inline(always)]
-    pub(crate) fn u32(&mut self) -> u32 {
-        let b = [self.byte(), self.byte(), self.byte(), self.byte()];
-        u32::from_le_bytes(b)
+    pub(crate) fn words<T>(
+        &mut self,
+        it: impl ExactSizeIterator<Item = T>,
+        mut f: impl FnMut(T, u32),
+    ) {
+        self.g
+            .blocks::<4, T>(self.s, it, |t, k| f(t, u32::from_le_bytes(k)));
     }
 }
 
 impl Gen {
-    /// Eight output bytes, in keystream order in memory.
+    /// Hands `f` each item of `it` with the next `N` keystream bytes, in
+    /// keystream order. While the indices `i + 1 ..= i + N + 1` of a
+    /// block do not wrap (all but the last blocks of every 256 bytes)
+    /// they are constant offsets from one base that steps by `N`: no
+    /// index is reduced modulo 256, and the state's tail keeps them in
+    /// bounds without a check.
     #[inline(always)]
-    fn word(&mut self, s: &mut [u8; 256]) -> u64 {
-        let mut b = [0u8; 8];
-        for v in b.iter_mut() {
-            *v = self.byte(s);
+    fn blocks<const N: usize, T>(
+        &mut self,
+        s: &mut State,
+        mut it: impl ExactSizeIterator<Item = T>,
+        mut f: impl FnMut(T, [u8; N]),
+    ) {
+        // The largest index of the fast path, 255 + N + 1, is in the tail.
+        const { assert!(N > 0 && 256 + N < STATE_LEN) };
+        while it.len() != 0 {
+            let (mut x, mut j) = (self.x, self.j);
+            let mut at = usize::from(self.i);
+            // Blocks whose read-ahead index at + N + 1 is at most 255.
+            let c = (254usize.saturating_sub(at) / N).min(it.len());
+            for item in it.by_ref().take(c) {
+                // The same as `at`; masked, so that the compiler sees
+                // `b + N + 1` within the state's tail and checks no bound.
+                let b = at & 255;
+                let mut out = [0u8; N];
+                for (k, o) in out.iter_mut().enumerate() {
+                    let i = b + 1 + k;
+                    let m = i + 1;
+                    j = j.wrapping_add(x);
+                    let y = s[usize::from(j)];
+                    let next = s[m];
+                    s[i] = y;
+                    s[usize::from(j)] = x;
+                    *o = s[usize::from(x.wrapping_add(y))];
+                    // S[i + 1], unless this swap just replaced it with x.
+                    x = if usize::from(j) == m {
+                        unchanged(x)
+                    } else {
+                        next
+                    };
+                }
+                f(item, out);
+                at += N;
+            }
+            self.x = x;
+            self.j = j;
+            self.i = at as u8;
+            // The block across the wrap, a byte at a time.
+            if let Some(item) = it.next() {
+                let mut out = [0u8; N];
+                for o in out.iter_mut() {
+                    *o = self.byte(s);
+                }
+                f(item, out);
+            }
         }
-        u64::from_ne_bytes(b)
     }
 }
 
@@ -259,6 +341,14 @@ mod tests {
                 &self.b[..self.n]
             }
         }
+    }
+
+    /// Keystream into `out` through [`Stream::words`], the last octets
+    /// through [`Stream::byte`].
+    fn words_then_bytes(st: &mut Stream<'_>, out: &mut [u8]) {
+        let (words, rest) = out.as_chunks_mut::<4>();
+        st.words(words.iter_mut(), |w, k| *w = k.to_le_bytes());
+        rest.iter_mut().for_each(|g| *g = st.byte());
     }
 
     #[test]
@@ -311,18 +401,39 @@ mod tests {
                 while at < 3000 {
                     let end = (at + piece).min(3000);
                     let part = &mut got[at..end];
-                    match piece % 4 {
+                    match piece % 5 {
                         0 => r.apply_keystream(part),
                         1 => r
                             .apply_keystream_to(&[0u8; 40][..part.len()], part)
                             .unwrap(),
                         2 => part.iter_mut().for_each(|g| *g = r.next_byte()),
-                        _ => r.with_stream(|st| part.iter_mut().for_each(|g| *g = st.byte())),
+                        3 => r.with_stream(|st| part.iter_mut().for_each(|g| *g = st.byte())),
+                        _ => r.with_stream(|st| words_then_bytes(st, part)),
                     }
                     at = end;
                     piece = piece % 37 + 1;
                 }
                 assert_eq!(&got[..], want.as_ref(), "key length {len}");
+                // Long runs through the block loops, starting at every
+                // offset within a 256-byte cycle of the index.
+                let skip = usize::from(key[0]);
+                let mut r = Rc4::new(key).unwrap();
+                r.skip(skip);
+                let mut got = [0u8; 3000];
+                r.apply_keystream(&mut got[skip..]);
+                assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
+                let mut r = Rc4::new(key).unwrap();
+                r.skip(skip);
+                let mut got = [0u8; 3000];
+                let src = [0u8; 3000];
+                r.apply_keystream_to(&src[skip..], &mut got[skip..])
+                    .unwrap();
+                assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
+                let mut r = Rc4::new(key).unwrap();
+                r.skip(skip);
+                let mut got = [0u8; 3000];
+                r.with_stream(|st| words_then_bytes(st, &mut got[skip..]));
+                assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
             }
         }
     }

@@ -106,10 +106,24 @@ const fn make_tkip_sbox() -> [u16; 256] {
 
 static TKIP_SBOX: [u16; 256] = make_tkip_sbox();
 
+/// The second half of the standard's table: [`TKIP_SBOX`] with the
+/// octets of every entry swapped (one operation fewer in the chain of
+/// key mixing than swapping at each use).
+static TKIP_SBOX_HI: [u16; 256] = {
+    let lo = make_tkip_sbox();
+    let mut t = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = lo[i].swap_bytes();
+        i += 1;
+    }
+    t
+};
+
 /// The 16-bit S-box `S[x] = Sbox[0][Lo8(x)] ^ Sbox[1][Hi8(x)]`.
 #[inline]
 fn s16(x: u16) -> u16 {
-    TKIP_SBOX[usize::from(x & 0xff)] ^ TKIP_SBOX[usize::from(x >> 8)].swap_bytes()
+    TKIP_SBOX[usize::from(x & 0xff)] ^ TKIP_SBOX_HI[usize::from(x >> 8)]
 }
 
 #[inline]
@@ -509,11 +523,13 @@ impl DangerTkip {
         crc.update(msdu);
         rc4.with_stream(|st| {
             let (words, rest) = msdu.as_chunks_mut::<4>();
-            for w in words {
+            let mut lr = mic.state();
+            st.words(words.iter_mut(), |w, k| {
                 let p = u32::from_le_bytes(*w);
-                mic.word(p);
-                *w = (p ^ st.u32()).to_le_bytes();
-            }
+                lr = michael::absorb(lr.0, lr.1, p);
+                *w = (p ^ k).to_le_bytes();
+            });
+            mic.set_state(lr);
             mic.update(rest);
             for b in rest {
                 *b ^= st.byte();
@@ -587,11 +603,13 @@ impl DangerTkip {
         stream.with_stream(|st| {
             let (msdu, tail) = region.split_at_mut(msdu_len);
             let (words, rest) = msdu.as_chunks_mut::<4>();
-            for w in words {
-                let p = u32::from_le_bytes(*w) ^ st.u32();
+            let mut lr = mic.state();
+            st.words(words.iter_mut(), |w, k| {
+                let p = u32::from_le_bytes(*w) ^ k;
                 *w = p.to_le_bytes();
-                mic.word(p);
-            }
+                lr = michael::absorb(lr.0, lr.1, p);
+            });
+            mic.set_state(lr);
             for b in rest.iter_mut() {
                 *b ^= st.byte();
             }

@@ -43,3 +43,22 @@ impl Rng {
         }
     }
 }
+
+/// RC4 as its public description gives it (the algorithm RFC 6229 gives
+/// vectors for), one byte at a time: an implementation independent of
+/// the library's read-ahead loops, for building references.
+pub fn rc4_plain(key: &[u8], data: &mut [u8]) {
+    let mut s: Vec<u8> = (0..=255).collect();
+    let mut j = 0u8;
+    for k in 0..256 {
+        j = j.wrapping_add(s[k]).wrapping_add(key[k % key.len()]);
+        s.swap(k, usize::from(j));
+    }
+    let (mut i, mut j) = (0u8, 0u8);
+    for b in data {
+        i = i.wrapping_add(1);
+        j = j.wrapping_add(s[usize::from(i)]);
+        s.swap(usize::from(i), usize::from(j));
+        *b ^= s[usize::from(s[usize::from(i)].wrapping_add(s[usize::from(j)]))];
+    }
+}
