@@ -148,19 +148,27 @@ fn ksa(key: impl Fn(usize) -> u8) -> State {
     let mut x = s[0];
     for n in 0..256 {
         j = j.wrapping_add(x).wrapping_add(key(n));
-        let y = s[usize::from(j)];
-        let m = (n + 1) & 255;
-        let next = s[m];
-        s[n] = y;
-        s[usize::from(j)] = x;
-        // S[n + 1], unless this swap just replaced it with x.
-        x = if usize::from(j) == m {
-            unchanged(x)
-        } else {
-            next
-        };
+        (_, x) = swap(&mut s, n, (n + 1) & 255, j, x);
     }
     s
+}
+
+/// One step's swap of `S[i]` (which holds `x`) with `S[j]`, and the read
+/// ahead of `S[m]` (`m = i + 1`, the next step's `S[i]`) before the
+/// stores: returns `y`, the old `S[j]` (now in `S[i]`), and the next
+/// step's `x`, which is `x` itself when the swap just wrote it to `S[m]`.
+#[inline(always)]
+fn swap(s: &mut State, i: usize, m: usize, j: u8, x: u8) -> (u8, u8) {
+    let y = s[usize::from(j)];
+    let next = s[m];
+    s[i] = y;
+    s[usize::from(j)] = x;
+    let x = if usize::from(j) == m {
+        unchanged(x)
+    } else {
+        next
+    };
+    (y, x)
 }
 
 /// `x` itself, on a path taken about once in 256 steps: a call the
@@ -268,19 +276,10 @@ impl Gen {
                 let mut out = [0u8; N];
                 for (k, o) in out.iter_mut().enumerate() {
                     let i = b + 1 + k;
-                    let m = i + 1;
                     j = j.wrapping_add(x);
-                    let y = s[usize::from(j)];
-                    let next = s[m];
-                    s[i] = y;
-                    s[usize::from(j)] = x;
+                    let (y, next) = swap(s, i, i + 1, j, x);
                     *o = s[usize::from(x.wrapping_add(y))];
-                    // S[i + 1], unless this swap just replaced it with x.
-                    x = if usize::from(j) == m {
-                        unchanged(x)
-                    } else {
-                        next
-                    };
+                    x = next;
                 }
                 f(item, out);
                 at += N;
