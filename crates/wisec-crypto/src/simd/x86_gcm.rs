@@ -19,7 +19,7 @@
 
 use core::arch::x86_64::*;
 
-use super::gcm::{j0, lengths, GhashKey, Io, POWERS};
+use super::gcm::{lengths, GhashKey, Io, POWERS};
 use super::x86::{features, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z};
 use super::{Blk, RoundKeys};
 use crate::batch::Path;
@@ -154,6 +154,24 @@ unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
     x.enclast(k[NR])
 }
 
+/// `x`, computed here: an empty `asm!` that takes `x` in a register
+/// keeps the compiler from sinking the work that makes `x` to its first
+/// use (after the bulk loop, where its latency would be on the critical
+/// path of the tag).
+#[inline(always)]
+unsafe fn early(x: __m128i) -> __m128i {
+    // SAFETY (for the caller): the asm has no instructions; it reads the
+    // register and touches neither memory nor the stack nor the flags.
+    core::arch::asm!("/* {0} */", in(xmm_reg) x, options(nomem, nostack, preserves_flags));
+    x
+}
+
+/// As [`early`] for a vector of any width.
+#[inline(always)]
+unsafe fn early_v<T: Vector>(x: T) {
+    early(x.low());
+}
+
 /// Loads `bytes <= 16 * B` bytes at `p` (zero padded).
 #[inline(always)]
 unsafe fn load_upto<T: Vector>(p: *const u8, bytes: usize) -> T {
@@ -275,7 +293,7 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
 unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     rk: &[Blk; 15],
     t: &GhashKey,
-    j: &Blk,
+    nonce: &[u8; 12],
     aad: *const u8,
     aad_len: usize,
     src: *const u8,
@@ -287,8 +305,18 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let rev = T::splat(&REV);
     let w = G * T::B;
     let zt = T::splat(&[0; 16]);
-    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6).
-    let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X::load(j)).0;
+    // J_0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2), built in a
+    // register: a 16-byte load of a block just written in pieces would
+    // wait for the stores to retire (no store forwarding).
+    let iv_lo = u64::from_le_bytes([
+        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
+    ]);
+    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
+    let j = _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64);
+    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6). Its ten or fourteen
+    // dependent rounds start now, beside everything else, rather than
+    // where the tag needs them (see `early`).
+    let ej0 = early(aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0);
 
     let groups = len / (16 * w);
     let tail_at = groups * 16 * w;
@@ -315,7 +343,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // Counter blocks byte-reversed: the 32-bit counter is word 0, and
     // a 32-bit add is inc32 (SP 800-38D, 6.2). Lane l of register g of
     // the first group holds J_0 + 1 + g * B + l.
-    let c0 = T::splat(j)
+    let c0 = T::splat_reg(j)
         .rev(rev)
         .add32(T::load(LANES.as_ptr()))
         .add32(T::splat(&word0(1)));
@@ -332,6 +360,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         if r * T::B < nb {
             let c = ctr[r].add32(T::splat(&word0(groups * w)));
             tail_ks[r] = aes::<T, NR>(&k, c.rev(rev));
+            early_v(tail_ks[r]);
         }
     }
 
@@ -471,7 +500,7 @@ macro_rules! wrapper {
         unsafe fn $name<const NR: usize, const DEC: bool>(
             rk: &[Blk; 15],
             t: &GhashKey,
-            j: &Blk,
+            nonce: &[u8; 12],
             aad: *const u8,
             aad_len: usize,
             src: *const u8,
@@ -479,7 +508,7 @@ macro_rules! wrapper {
             len: usize,
             lens: u128,
         ) -> Blk {
-            crypt_g::<$T, $G, NR, DEC>(rk, t, j, aad, aad_len, src, dst, len, lens)
+            crypt_g::<$T, $G, NR, DEC>(rk, t, nonce, aad, aad_len, src, dst, len, lens)
         }
     };
 }
@@ -530,7 +559,6 @@ pub(super) fn crypt(
             (src.as_ptr(), dst.as_mut_ptr(), src.len())
         }
     };
-    let j = j0(nonce);
     let lens = lengths(aad.len(), len);
     let (a, al) = (aad.as_ptr(), aad.len());
     let nr14 = rk.nr == 14;
@@ -546,29 +574,33 @@ pub(super) fn crypt(
     unsafe {
         Some(match (path, nr14, dec) {
             (Path::Avx512, false, false) => {
-                crypt_z::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<10, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, false, true) => {
-                crypt_z::<10, true>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<10, true>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, true, false) => {
-                crypt_z::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<14, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, true, true) => {
-                crypt_z::<14, true>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<14, true>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx2, false, false) => {
-                crypt_y::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_y::<10, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
-            (Path::Avx2, false, true) => crypt_y::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (Path::Avx2, false, true) => {
+                crypt_y::<10, true>(rk, t, nonce, a, al, src, dst, len, lens)
+            }
             (Path::Avx2, true, false) => {
-                crypt_y::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_y::<14, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
-            (Path::Avx2, true, true) => crypt_y::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, false, false) => crypt_x::<10, false>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, false, true) => crypt_x::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, true, false) => crypt_x::<14, false>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, true, true) => crypt_x::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (Path::Avx2, true, true) => {
+                crypt_y::<14, true>(rk, t, nonce, a, al, src, dst, len, lens)
+            }
+            (_, false, false) => crypt_x::<10, false>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, false, true) => crypt_x::<10, true>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, true, false) => crypt_x::<14, false>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, true, true) => crypt_x::<14, true>(rk, t, nonce, a, al, src, dst, len, lens),
         })
     }
 }
