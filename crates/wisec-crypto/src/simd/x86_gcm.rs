@@ -221,7 +221,8 @@ unsafe fn acc_bytes<T: Vector>(
 }
 
 /// Adds the products of one group of `G` registers of ciphertext blocks
-/// (as they are in memory) by `H^W .. H^1` to `acc`, with the running
+/// (as they are in memory) by the powers from table entry `base` on
+/// (`H^W .. H^1` for `base = POWERS - W`) to `acc`, with the running
 /// hash `s` in the first block; register 0 last, so that the chain
 /// through `s` is as short as it can be.
 #[inline(always)]
@@ -230,9 +231,9 @@ unsafe fn hash_group<T: Vector, const G: usize>(
     acc: &mut Acc<T>,
     regs: &[T; G],
     s: Option<__m128i>,
+    base: usize,
 ) {
     let rev = T::splat(&REV);
-    let base = POWERS - G * T::B;
     for g in (0..G).rev() {
         let mut d = regs[g].rev(rev);
         if g == 0 {
@@ -264,7 +265,7 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
             *r = T::load(p.add(off + 16 * g * T::B).cast());
         }
         let mut acc = Acc::<T>::new();
-        hash_group(t, &mut acc, &regs, Some(s));
+        hash_group(t, &mut acc, &regs, Some(s), POWERS - w);
         s = reduce(acc.fold_with(Acc::new()));
         off += 16 * w;
     }
@@ -377,6 +378,13 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     };
 
     let base = POWERS - w;
+    // The last whole group and the tail share one reduction when their
+    // blocks and the lengths block fit the power table: the group's
+    // blocks then take the powers above the tail's. (With one group,
+    // encryption hashes it with the AAD's rest, aligned to `base`.)
+    let merge = groups >= 2 && w + nb + 1 <= POWERS;
+    let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
+    let mut carry = Acc::<T>::new();
     let mut next = [zt; G];
     if groups > 0 {
         for g in 0..G {
@@ -392,6 +400,8 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             ctr[g] = ctr[g].add32(step);
         }
         let hashing = DEC || i > 0;
+        let last_merged = DEC && merge && i + 1 == groups;
+        let gb = if last_merged { merged_base } else { base };
         let h = if DEC { cur } else { prev };
         let mut acc = if DEC { pre } else { Acc::<T>::new() };
         if !DEC && i == 1 {
@@ -411,7 +421,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
                         d = d.xor(T::lane0(s));
                     }
                 }
-                let ti = base + g * T::B;
+                let ti = gb + g * T::B;
                 acc.mul(d, tab(&t.pow, ti), tab(&t.kar, ti));
             }
         }
@@ -425,23 +435,30 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             o.store(dst.add(16 * (i * w + g * T::B)).cast());
             prev[g] = o;
         }
-        if hashing {
+        if last_merged {
+            // Its running hash went into its first block.
+            carry = acc;
+            s = None;
+        } else if hashing {
             s = Some(reduce(acc.fold_with(Acc::new())));
             if DEC {
                 pre = Acc::new();
             }
         }
     }
-    if !DEC && groups > 0 {
+    if !DEC && merge {
+        hash_group(t, &mut carry, &prev, s, merged_base);
+        s = None;
+    } else if !DEC && groups > 0 {
         let mut acc = if groups == 1 { pre } else { Acc::<T>::new() };
-        hash_group(t, &mut acc, &prev, s);
+        hash_group(t, &mut acc, &prev, s, base);
         s = Some(reduce(acc.fold_with(Acc::new())));
     }
 
     // The last partial group and the lengths block (SP 800-38D, 7.1
     // step 5), with the running hash in the first block: the ciphertext
     // block `i` of the tail times `H^(nb + 1 - i)`, the lengths times `H`.
-    let mut acc = if groups == 0 { pre } else { Acc::<T>::new() };
+    let mut acc = if groups == 0 { pre } else { carry };
     let first = POWERS - (nb + 1);
     let lens = _mm_set_epi64x((lens >> 64) as i64, lens as i64);
     let rw = 16 * T::B;
