@@ -10,7 +10,15 @@
 //! ciphertext beside the current group's rounds; decryption hashes the
 //! group it decrypts. The running hash enters the first block of each
 //! group. The last partial group, the lengths block and the hash so far
-//! are multiplied by the powers that fit their places and reduced once.
+//! are multiplied by the powers that fit their places and reduced once;
+//! when the last whole group fits the power table beside them, its
+//! products join that sum, so the tag waits for one reduction, not two.
+//!
+//! Per-message work is kept off the tag's critical path: `J_0` is built
+//! in a register from the nonce (not loaded from a block just stored in
+//! pieces, which would wait for the stores to retire), and `E(J_0)` and
+//! the keystream of the last partial group are computed before the bulk
+//! loop (see `early`).
 //!
 //! The wrappers are reached only after [`available`] reported the
 //! instructions; a [`RoundKeys`] exists only when AES-NI was found.
@@ -160,8 +168,8 @@ unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
 /// path of the tag).
 #[inline(always)]
 unsafe fn early(x: __m128i) -> __m128i {
-    // SAFETY (for the caller): the asm has no instructions; it reads the
-    // register and touches neither memory nor the stack nor the flags.
+    // SAFETY: the asm has no instructions (a comment); it only names the
+    // register holding `x`, and touches no memory, stack or flags.
     core::arch::asm!("/* {0} */", in(xmm_reg) x, options(nomem, nostack, preserves_flags));
     x
 }
