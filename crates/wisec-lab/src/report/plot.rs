@@ -151,8 +151,8 @@ pub fn category_px(categories: &[String]) -> u32 {
 }
 
 /// The title as lines that fit `width` pixels at `px` (measured with the
-/// loaded font), and that size: the largest size from [`TITLE_PX`] down
-/// to [`TITLE_MIN_PX`] on one line, else word-wrapped lines at the
+/// loaded font), and that size: the largest size from `TITLE_PX` down
+/// to `TITLE_MIN_PX` on one line, else word-wrapped lines at the
 /// smallest.
 pub fn title_lines(title: &str, width: u32) -> (Vec<String>, u32) {
     // Register the font (once) so that the measurements use it.

@@ -176,7 +176,7 @@ const MAX_LINKS: usize = 4096;
 /// The entry of the links past [`MAX_LINKS`]: no link has a broadcast
 /// BSSID and a broadcast station.
 const SPILL_LINK: (MacAddr, Option<MacAddr>) = (MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
-/// The name of [`SPILL_LINK`] in the summary.
+/// The name of `SPILL_LINK` in the summary.
 pub const SPILL_LINK_NAME: &str = "other links";
 /// Replay states (key, transmitter) kept at once: past that, every
 /// state starts afresh (see [`DecryptSummary::replay_state_resets`]).
