@@ -390,7 +390,8 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // blocks and the lengths block fit the power table: the group's
     // blocks then take the powers above the tail's. (With one group,
     // encryption hashes it with the AAD's rest, aligned to `base`.)
-    let merge = groups >= 2 && w + nb + 1 <= POWERS;
+    // `w + nb + 1 <= POWERS`: the group, the tail and the lengths block.
+    let merge = groups >= 2 && w + nb < POWERS;
     let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
     let mut carry = Acc::<T>::new();
     let mut next = [zt; G];
