@@ -91,6 +91,7 @@ fn check_protectable_type(fc: FrameControl) -> Result<()> {
 /// part of the AAD.
 ///
 /// Errors: [`Error::Unsupported`] for control and extension frames.
+#[inline(always)]
 pub fn aad<T: AsRef<[u8]>>(header: &Header<T>) -> Result<Aad> {
     let fc = header.frame_control();
     check_protectable_type(fc)?;
@@ -188,6 +189,7 @@ pub(crate) struct TxLayout<N> {
 
 /// The checks of protecting the plaintext MPDU `frame` into a buffer of
 /// `room` bytes, in the order every protect path reports them.
+#[inline(always)]
 pub(crate) fn tx_layout<S: MpduAead>(
     frame: &[u8],
     room: usize,
@@ -239,6 +241,7 @@ pub(crate) struct RxLayout<N> {
 }
 
 /// The checks of unprotecting the protected MPDU `frame`.
+#[inline(always)]
 pub(crate) fn rx_layout<S: MpduAead>(frame: &[u8]) -> Result<RxLayout<S::Nonce>> {
     let header = Header::new_checked(frame)?;
     let fc = header.frame_control();

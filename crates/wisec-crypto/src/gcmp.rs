@@ -27,6 +27,7 @@ pub const MIC_LEN: usize = 16;
 ///
 /// Errors: [`Error::Unsupported`] for control and extension frames,
 /// [`Error::InvalidParameter`] for a PN above 2^48 - 1.
+#[inline(always)]
 pub fn nonce<T: AsRef<[u8]>>(header: &Header<T>, pn: u64) -> Result<[u8; NONCE_LEN]> {
     let fc = header.frame_control();
     if !(fc.is_data() || fc.is_mgmt()) {

@@ -118,6 +118,7 @@ impl<T: AsRef<[u8]>> Header<T> {
         u16::from_le_bytes([b[field::DURATION.start], b[field::DURATION.start + 1]])
     }
 
+    #[inline(always)]
     fn addr_at(&self, start: usize) -> Option<MacAddr> {
         if start + 6 > self.header_len() {
             return None;

@@ -228,6 +228,10 @@ pub(super) trait Vector: Copy {
     const B: usize;
     /// One block repeated.
     unsafe fn splat(b: &Blk) -> Self;
+    /// The block in `x` repeated (from a register, no memory access).
+    unsafe fn splat_reg(x: __m128i) -> Self;
+    /// Block 0 (a cast: no instruction).
+    unsafe fn low(self) -> __m128i;
     /// `B` consecutive blocks from `p` (valid for `16 * B` bytes read).
     unsafe fn load(p: *const Blk) -> Self;
     /// Stores to `B` consecutive blocks at `p` (valid for writes).
@@ -300,6 +304,14 @@ impl Vector for X {
     #[inline(always)]
     unsafe fn splat(b: &Blk) -> X {
         X(get(b))
+    }
+    #[inline(always)]
+    unsafe fn splat_reg(x: __m128i) -> X {
+        X(x)
+    }
+    #[inline(always)]
+    unsafe fn low(self) -> __m128i {
+        self.0
     }
     #[inline(always)]
     unsafe fn load(p: *const Blk) -> X {
@@ -386,6 +398,14 @@ impl Vector for Y {
     #[inline(always)]
     unsafe fn splat(b: &Blk) -> Y {
         Y(_mm256_broadcastsi128_si256(get(b)))
+    }
+    #[inline(always)]
+    unsafe fn splat_reg(x: __m128i) -> Y {
+        Y(_mm256_broadcastsi128_si256(x))
+    }
+    #[inline(always)]
+    unsafe fn low(self) -> __m128i {
+        _mm256_castsi256_si128(self.0)
     }
     #[inline(always)]
     unsafe fn load(p: *const Blk) -> Y {
@@ -486,6 +506,14 @@ impl Vector for Z {
     #[inline(always)]
     unsafe fn splat(b: &Blk) -> Z {
         Z(_mm512_broadcast_i32x4(get(b)))
+    }
+    #[inline(always)]
+    unsafe fn splat_reg(x: __m128i) -> Z {
+        Z(_mm512_broadcast_i32x4(x))
+    }
+    #[inline(always)]
+    unsafe fn low(self) -> __m128i {
+        _mm512_castsi512_si128(self.0)
     }
     #[inline(always)]
     unsafe fn load(p: *const Blk) -> Z {

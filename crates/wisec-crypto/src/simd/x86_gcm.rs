@@ -10,7 +10,15 @@
 //! ciphertext beside the current group's rounds; decryption hashes the
 //! group it decrypts. The running hash enters the first block of each
 //! group. The last partial group, the lengths block and the hash so far
-//! are multiplied by the powers that fit their places and reduced once.
+//! are multiplied by the powers that fit their places and reduced once;
+//! when the last whole group fits the power table beside them, its
+//! products join that sum, so the tag waits for one reduction, not two.
+//!
+//! Per-message work is kept off the tag's critical path: `J_0` is built
+//! in a register from the nonce (not loaded from a block just stored in
+//! pieces, which would wait for the stores to retire), and `E(J_0)` and
+//! the keystream of the last partial group are computed before the bulk
+//! loop (see `early`).
 //!
 //! The wrappers are reached only after [`available`] reported the
 //! instructions; a [`RoundKeys`] exists only when AES-NI was found.
@@ -19,7 +27,7 @@
 
 use core::arch::x86_64::*;
 
-use super::gcm::{j0, lengths, GhashKey, Io, POWERS};
+use super::gcm::{lengths, GhashKey, Io, POWERS};
 use super::x86::{features, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z};
 use super::{Blk, RoundKeys};
 use crate::batch::Path;
@@ -154,6 +162,24 @@ unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
     x.enclast(k[NR])
 }
 
+/// `x`, computed here: an empty `asm!` that takes `x` in a register
+/// keeps the compiler from sinking the work that makes `x` to its first
+/// use (after the bulk loop, where its latency would be on the critical
+/// path of the tag).
+#[inline(always)]
+unsafe fn early(x: __m128i) -> __m128i {
+    // SAFETY: the asm has no instructions (a comment); it only names the
+    // register holding `x`, and touches no memory, stack or flags.
+    core::arch::asm!("/* {0} */", in(xmm_reg) x, options(nomem, nostack, preserves_flags));
+    x
+}
+
+/// As [`early`] for a vector of any width.
+#[inline(always)]
+unsafe fn early_v<T: Vector>(x: T) {
+    early(x.low());
+}
+
 /// Loads `bytes <= 16 * B` bytes at `p` (zero padded).
 #[inline(always)]
 unsafe fn load_upto<T: Vector>(p: *const u8, bytes: usize) -> T {
@@ -203,7 +229,8 @@ unsafe fn acc_bytes<T: Vector>(
 }
 
 /// Adds the products of one group of `G` registers of ciphertext blocks
-/// (as they are in memory) by `H^W .. H^1` to `acc`, with the running
+/// (as they are in memory) by the powers from table entry `base` on
+/// (`H^W .. H^1` for `base = POWERS - W`) to `acc`, with the running
 /// hash `s` in the first block; register 0 last, so that the chain
 /// through `s` is as short as it can be.
 #[inline(always)]
@@ -212,9 +239,9 @@ unsafe fn hash_group<T: Vector, const G: usize>(
     acc: &mut Acc<T>,
     regs: &[T; G],
     s: Option<__m128i>,
+    base: usize,
 ) {
     let rev = T::splat(&REV);
-    let base = POWERS - G * T::B;
     for g in (0..G).rev() {
         let mut d = regs[g].rev(rev);
         if g == 0 {
@@ -246,7 +273,7 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
             *r = T::load(p.add(off + 16 * g * T::B).cast());
         }
         let mut acc = Acc::<T>::new();
-        hash_group(t, &mut acc, &regs, Some(s));
+        hash_group(t, &mut acc, &regs, Some(s), POWERS - w);
         s = reduce(acc.fold_with(Acc::new()));
         off += 16 * w;
     }
@@ -275,7 +302,7 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
 unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     rk: &[Blk; 15],
     t: &GhashKey,
-    j: &Blk,
+    nonce: &[u8; 12],
     aad: *const u8,
     aad_len: usize,
     src: *const u8,
@@ -287,8 +314,18 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let rev = T::splat(&REV);
     let w = G * T::B;
     let zt = T::splat(&[0; 16]);
-    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6).
-    let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X::load(j)).0;
+    // J_0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2), built in a
+    // register: a 16-byte load of a block just written in pieces would
+    // wait for the stores to retire (no store forwarding).
+    let iv_lo = u64::from_le_bytes([
+        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
+    ]);
+    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
+    let j = _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64);
+    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6). Its ten or fourteen
+    // dependent rounds start now, beside everything else, rather than
+    // where the tag needs them (see `early`).
+    let ej0 = early(aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0);
 
     let groups = len / (16 * w);
     let tail_at = groups * 16 * w;
@@ -315,7 +352,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // Counter blocks byte-reversed: the 32-bit counter is word 0, and
     // a 32-bit add is inc32 (SP 800-38D, 6.2). Lane l of register g of
     // the first group holds J_0 + 1 + g * B + l.
-    let c0 = T::splat(j)
+    let c0 = T::splat_reg(j)
         .rev(rev)
         .add32(T::load(LANES.as_ptr()))
         .add32(T::splat(&word0(1)));
@@ -332,6 +369,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         if r * T::B < nb {
             let c = ctr[r].add32(T::splat(&word0(groups * w)));
             tail_ks[r] = aes::<T, NR>(&k, c.rev(rev));
+            early_v(tail_ks[r]);
         }
     }
 
@@ -348,6 +386,14 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     };
 
     let base = POWERS - w;
+    // The last whole group and the tail share one reduction when their
+    // blocks and the lengths block fit the power table: the group's
+    // blocks then take the powers above the tail's. (With one group,
+    // encryption hashes it with the AAD's rest, aligned to `base`.)
+    // `w + nb + 1 <= POWERS`: the group, the tail and the lengths block.
+    let merge = groups >= 2 && w + nb < POWERS;
+    let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
+    let mut carry = Acc::<T>::new();
     let mut next = [zt; G];
     if groups > 0 {
         for g in 0..G {
@@ -363,6 +409,8 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             ctr[g] = ctr[g].add32(step);
         }
         let hashing = DEC || i > 0;
+        let last_merged = DEC && merge && i + 1 == groups;
+        let gb = if last_merged { merged_base } else { base };
         let h = if DEC { cur } else { prev };
         let mut acc = if DEC { pre } else { Acc::<T>::new() };
         if !DEC && i == 1 {
@@ -382,7 +430,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
                         d = d.xor(T::lane0(s));
                     }
                 }
-                let ti = base + g * T::B;
+                let ti = gb + g * T::B;
                 acc.mul(d, tab(&t.pow, ti), tab(&t.kar, ti));
             }
         }
@@ -396,23 +444,30 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             o.store(dst.add(16 * (i * w + g * T::B)).cast());
             prev[g] = o;
         }
-        if hashing {
+        if last_merged {
+            // Its running hash went into its first block.
+            carry = acc;
+            s = None;
+        } else if hashing {
             s = Some(reduce(acc.fold_with(Acc::new())));
             if DEC {
                 pre = Acc::new();
             }
         }
     }
-    if !DEC && groups > 0 {
+    if !DEC && merge {
+        hash_group(t, &mut carry, &prev, s, merged_base);
+        s = None;
+    } else if !DEC && groups > 0 {
         let mut acc = if groups == 1 { pre } else { Acc::<T>::new() };
-        hash_group(t, &mut acc, &prev, s);
+        hash_group(t, &mut acc, &prev, s, base);
         s = Some(reduce(acc.fold_with(Acc::new())));
     }
 
     // The last partial group and the lengths block (SP 800-38D, 7.1
     // step 5), with the running hash in the first block: the ciphertext
     // block `i` of the tail times `H^(nb + 1 - i)`, the lengths times `H`.
-    let mut acc = if groups == 0 { pre } else { Acc::<T>::new() };
+    let mut acc = if groups == 0 { pre } else { carry };
     let first = POWERS - (nb + 1);
     let lens = _mm_set_epi64x((lens >> 64) as i64, lens as i64);
     let rw = 16 * T::B;
@@ -471,7 +526,7 @@ macro_rules! wrapper {
         unsafe fn $name<const NR: usize, const DEC: bool>(
             rk: &[Blk; 15],
             t: &GhashKey,
-            j: &Blk,
+            nonce: &[u8; 12],
             aad: *const u8,
             aad_len: usize,
             src: *const u8,
@@ -479,7 +534,7 @@ macro_rules! wrapper {
             len: usize,
             lens: u128,
         ) -> Blk {
-            crypt_g::<$T, $G, NR, DEC>(rk, t, j, aad, aad_len, src, dst, len, lens)
+            crypt_g::<$T, $G, NR, DEC>(rk, t, nonce, aad, aad_len, src, dst, len, lens)
         }
     };
 }
@@ -530,7 +585,6 @@ pub(super) fn crypt(
             (src.as_ptr(), dst.as_mut_ptr(), src.len())
         }
     };
-    let j = j0(nonce);
     let lens = lengths(aad.len(), len);
     let (a, al) = (aad.as_ptr(), aad.len());
     let nr14 = rk.nr == 14;
@@ -546,29 +600,33 @@ pub(super) fn crypt(
     unsafe {
         Some(match (path, nr14, dec) {
             (Path::Avx512, false, false) => {
-                crypt_z::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<10, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, false, true) => {
-                crypt_z::<10, true>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<10, true>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, true, false) => {
-                crypt_z::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<14, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx512, true, true) => {
-                crypt_z::<14, true>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_z::<14, true>(rk, t, nonce, a, al, src, dst, len, lens)
             }
             (Path::Avx2, false, false) => {
-                crypt_y::<10, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_y::<10, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
-            (Path::Avx2, false, true) => crypt_y::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (Path::Avx2, false, true) => {
+                crypt_y::<10, true>(rk, t, nonce, a, al, src, dst, len, lens)
+            }
             (Path::Avx2, true, false) => {
-                crypt_y::<14, false>(rk, t, &j, a, al, src, dst, len, lens)
+                crypt_y::<14, false>(rk, t, nonce, a, al, src, dst, len, lens)
             }
-            (Path::Avx2, true, true) => crypt_y::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, false, false) => crypt_x::<10, false>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, false, true) => crypt_x::<10, true>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, true, false) => crypt_x::<14, false>(rk, t, &j, a, al, src, dst, len, lens),
-            (_, true, true) => crypt_x::<14, true>(rk, t, &j, a, al, src, dst, len, lens),
+            (Path::Avx2, true, true) => {
+                crypt_y::<14, true>(rk, t, nonce, a, al, src, dst, len, lens)
+            }
+            (_, false, false) => crypt_x::<10, false>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, false, true) => crypt_x::<10, true>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, true, false) => crypt_x::<14, false>(rk, t, nonce, a, al, src, dst, len, lens),
+            (_, true, true) => crypt_x::<14, true>(rk, t, nonce, a, al, src, dst, len, lens),
         })
     }
 }
