@@ -2,8 +2,10 @@
 //! them (as root, which CI is): cleanup on SIGTERM, SIGINT and after a
 //! killed run, the refusal without privileges, bad input, and the live
 //! overhead report with a channel capture that tshark and `wisec decrypt`
-//! read from the passphrase.
+//! read from the passphrase; `wisec bench live`'s CSV against its JSON.
 #![cfg(target_os = "linux")]
+
+mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -439,4 +441,47 @@ fn multihop_names_a_missing_daemon_before_anything_starts() {
         assert!(!out.exists(), "{program}: {}", out.display());
         assert!(namespaces_of_pid(pid).is_empty(), "{program}");
     }
+}
+
+#[test]
+fn bench_live_csv_has_the_json_rows() {
+    let _g = serial();
+    let args = [
+        "bench",
+        "live",
+        "--links",
+        "b11",
+        "--seconds",
+        "1",
+        "--runs",
+        "1",
+    ];
+    let run = |fmt: &str| {
+        let mut a = args.to_vec();
+        a.push(fmt);
+        let (o, pid) = wisec_pid(&a);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(namespaces_of_pid(pid).is_empty());
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run("--json")).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    // One UDP and one TCP test of the one link, each with a medium that
+    // carried frames.
+    assert_eq!(rows.len(), 2, "{json}");
+    assert!(rows.iter().all(|r| r["frames"].as_u64().unwrap() > 0));
+    let csv = run("--csv");
+    assert!(csv.starts_with("link,rate,traffic,offered_mbps,run,live_mbps,"));
+    assert!(csv.contains(",lag.p50_us,"), "{csv}");
+    // Two runs of a live test: only what does not depend on timing is
+    // compared value by value; every column is a field of the JSON rows.
+    common::csv::compare(
+        &csv,
+        rows,
+        Some(&["link", "rate", "traffic", "offered_mbps", "run"]),
+    );
+    // One of the two, not both.
+    let mut a = args.to_vec();
+    a.extend(["--csv", "--json"]);
+    assert_eq!(wisec(&a).status.code(), Some(2));
 }

@@ -29,7 +29,8 @@ The links (--links, comma-separated):
 
 Examples (as root, on a release build):
   cargo build --release -p wisec && sudo target/release/wisec bench live
-  wisec bench live --links n40 --seconds 5 --runs 1 --json";
+  wisec bench live --links n40 --seconds 5 --runs 1 --json
+  wisec bench live --links b11 --seconds 2 --runs 1 --csv > live.csv";
 
 /// Options of `wisec bench live`.
 #[derive(Debug, Args)]
@@ -52,10 +53,29 @@ pub struct LiveBenchArgs {
     /// Runs of each test; the report gives each run and the median
     #[arg(long, value_name = "N", default_value_t = 3)]
     runs: u32,
-    /// Print the report as JSON
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    out: crate::tabular::TableFormat,
 }
+
+/// The columns of `--csv`: the fields of the JSON's rows (`lag` becomes
+/// one column per statistic).
+pub const CSV_COLUMNS: [&str; 15] = [
+    "link",
+    "rate",
+    "traffic",
+    "offered_mbps",
+    "run",
+    "live_mbps",
+    "simulated_mbps",
+    "live_over_simulated",
+    "lag",
+    "medium_cpu_share",
+    "medium_wall_s",
+    "events",
+    "frames",
+    "udp_lost",
+    "tcp_retransmits",
+];
 
 /// One link of the bench.
 struct Link {
@@ -236,7 +256,7 @@ release build (cargo build --release)"
                 let r = measured.map_err(live_err)?;
                 let sim = if traffic == "udp" { sim_udp } else { sim_tcp };
                 let live = r.receiver_bps / 1e6;
-                if !a.json {
+                if !(a.out.json || a.out.csv) {
                     eprintln!(
                         "{} {traffic} run {run}: {live:.2} Mb/s (simulated {sim:.2})",
                         l.name
@@ -270,12 +290,11 @@ release build (cargo build --release)"
             )));
         }
     }
-    if a.json {
-        let v = serde_json::json!({ "suite": a.suite, "seconds": a.seconds, "rows": rows });
-        crate::outln!("{}", serde_json::to_string_pretty(&v).context("encoding")?);
-    } else {
-        print_table(&rows);
+    let v = serde_json::json!({ "suite": a.suite, "seconds": a.seconds, "rows": rows });
+    if let Some(done) = crate::tabular::print(a.out, &v, &CSV_COLUMNS, &rows) {
+        return done;
     }
+    print_table(&rows);
     Ok(())
 }
 
