@@ -173,15 +173,7 @@ fn sessions(
     }
     let mut w = CaptureWriter::new(Vec::new(), format);
     w.write_record(&Record::Section).unwrap();
-    let iface = Interface {
-        link_type: if cfg.radiotap { 127 } else { 105 },
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    };
+    let iface = Interface::new(if cfg.radiotap { 127 } else { 105 }, 65535);
     w.write_record(&Record::Interface(iface)).unwrap();
     for (k, (p, orig_len, _)) in out.iter().enumerate() {
         w.write_record(&Record::Packet(Packet {
@@ -384,16 +376,8 @@ fn wep_on_the_engine_threads_matches_frame_by_frame() {
     }
     let mut out = CaptureWriter::new(Vec::new(), Format::Pcap);
     out.write_record(&Record::Section).unwrap();
-    out.write_record(&Record::Interface(Interface {
-        link_type: 105,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    }))
-    .unwrap();
+    out.write_record(&Record::Interface(Interface::new(105, 65535)))
+        .unwrap();
     for f in &frames {
         out.write_record(&Record::Packet(Packet {
             interface: 0,

@@ -377,16 +377,8 @@ fn unknown_link_type_is_named() {
     let path = dir.path().join("eth.pcap");
     let mut w = CaptureWriter::new(std::fs::File::create(&path).unwrap(), Format::Pcap);
     w.write_record(&Record::Section).unwrap();
-    w.write_record(&Record::Interface(Interface {
-        link_type: 1,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    }))
-    .unwrap();
+    w.write_record(&Record::Interface(Interface::new(1, 65535)))
+        .unwrap();
     w.into_inner().unwrap();
     let out = dir.path().join("o.pcap");
     one_line_error(

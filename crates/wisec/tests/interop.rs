@@ -131,16 +131,8 @@ fn vectors() -> serde_json::Value {
 fn one_frame_capture(path: &Path, mpdu: &[u8]) {
     let mut w = CaptureWriter::new(std::fs::File::create(path).unwrap(), Format::Pcap);
     w.write_record(&Record::Section).unwrap();
-    w.write_record(&Record::Interface(Interface {
-        link_type: 105,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    }))
-    .unwrap();
+    w.write_record(&Record::Interface(Interface::new(105, 65535)))
+        .unwrap();
     w.write_record(&Record::Packet(Packet {
         interface: 0,
         timestamp: 0,

@@ -44,13 +44,8 @@ fn capture(sec: Security, n: u64, path: &Path) -> u64 {
     let file = std::fs::File::create(path).unwrap();
     let mut w = CaptureWriter::new(std::io::BufWriter::new(file), Format::Pcap);
     let iface = Interface {
-        link_type: LINKTYPE_IEEE802_11,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
         fcslen: Some(0),
-        tsoffset: None,
-        pcap_link_flags: 0,
+        ..Interface::new(LINKTYPE_IEEE802_11, 65535)
     };
     w.write_interface(&iface).unwrap();
     for (ts, m) in frames.borrow().iter() {

@@ -513,15 +513,7 @@ fn a_pcapng_with_an_ethernet_interface_beside_the_radio() {
         &["--stations", "1", "--frames", "6"],
     );
     let (mut ifaces, radio) = read(&cap);
-    ifaces.push(Interface {
-        link_type: 1,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    });
+    ifaces.push(Interface::new(1, 65535));
     let mut pk = Vec::new();
     for (i, p) in radio.iter().enumerate() {
         pk.push(p.clone());

@@ -60,15 +60,7 @@ fn session(cfg: &SynthConfig) -> (Vec<u8>, Vec<(u64, Vec<u8>, Option<Vec<u8>>)>)
         Ok(())
     })
     .expect("a valid session");
-    let iface = Interface {
-        link_type: 105,
-        snaplen: 65535,
-        tsresol: 6,
-        tsresol_explicit: false,
-        fcslen: None,
-        tsoffset: None,
-        pcap_link_flags: 0,
-    };
+    let iface = Interface::new(105, 65535);
     let mut w = CaptureWriter::new(Vec::new(), Format::Pcapng);
     w.write_record(&Record::Section).expect("in memory");
     w.write_record(&Record::Interface(iface))

@@ -78,7 +78,10 @@ pub struct Interface {
 }
 
 impl Interface {
-    pub(crate) fn new(link_type: u16, snaplen: u32) -> Interface {
+    /// An interface of `link_type` and `snaplen` as classic pcap states
+    /// it: microsecond timestamps (not stated explicitly), no FCS length,
+    /// no time offset, no link-type flags.
+    pub fn new(link_type: u16, snaplen: u32) -> Interface {
         Interface {
             link_type,
             snaplen,
