@@ -298,17 +298,6 @@ impl ExperimentalIcbcCcmp128 {
         key_id: u8,
         interleaved: bool,
     ) -> Result<usize> {
-        self.seal(buf, len, pn, key_id, interleaved)
-    }
-
-    fn seal(
-        &self,
-        buf: &mut [u8],
-        len: usize,
-        pn: u64,
-        key_id: u8,
-        interleaved: bool,
-    ) -> Result<usize> {
         if pn > PN_MAX || key_id > 3 {
             return Err(Error::InvalidParameter);
         }
@@ -437,7 +426,7 @@ impl FrameProtector for ExperimentalIcbcCcmp128 {
     }
 
     fn protect_in_place(&self, buf: &mut [u8], len: usize, pn: u64, key_id: u8) -> Result<usize> {
-        self.seal(buf, len, pn, key_id, true)
+        self.protect_in_place_with(buf, len, pn, key_id, true)
     }
 
     fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
@@ -470,7 +459,7 @@ mod tests {
         let mut buf = plain.clone();
         buf.resize(plain.len() + 16, 0);
         let n = c
-            .seal(&mut buf, plain.len(), 0xb503_9776_e70c, 0, false)
+            .protect_in_place_with(&mut buf, plain.len(), 0xb503_9776_e70c, 0, false)
             .unwrap();
         assert_eq!(&buf[..n], &want[..]);
         let mut rx = want.clone();

@@ -69,24 +69,25 @@ release build's (cargo run --release -- lab calibrate)"
         cal.host_mhz,
         a.out.display()
     );
-    for (k, c) in &cal.suites {
-        crate::outln!(
-            "  {k:<14} protect {:>8.0} + {:>6.2}/octet cycles, unprotect {:>8.0} + {:>6.2}/octet",
-            c.protect.cycles_per_frame,
-            c.protect.cycles_per_byte,
-            c.unprotect.cycles_per_frame,
-            c.unprotect.cycles_per_byte
-        );
-    }
-    crate::outln!("  on the table AES (devices without AES instructions):");
-    for (k, c) in &cal.soft_aes {
-        crate::outln!(
-            "  {k:<14} protect {:>8.0} + {:>6.2}/octet cycles, unprotect {:>8.0} + {:>6.2}/octet",
-            c.protect.cycles_per_frame,
-            c.protect.cycles_per_byte,
-            c.unprotect.cycles_per_frame,
-            c.unprotect.cycles_per_byte
-        );
+    for (title, suites) in [
+        (None, &cal.suites),
+        (
+            Some("  on the table AES (devices without AES instructions):"),
+            &cal.soft_aes,
+        ),
+    ] {
+        if let Some(t) = title {
+            crate::outln!("{t}");
+        }
+        for (k, c) in suites {
+            crate::outln!(
+                "  {k:<14} protect {:>8.0} + {:>6.2}/octet cycles, unprotect {:>8.0} + {:>6.2}/octet",
+                c.protect.cycles_per_frame,
+                c.protect.cycles_per_byte,
+                c.unprotect.cycles_per_frame,
+                c.unprotect.cycles_per_byte
+            );
+        }
     }
     for (k, c) in &cal.ecdh {
         crate::outln!(
