@@ -126,6 +126,9 @@ struct LiveState {
     chain: RefCell<Option<SecureChain>>,
     /// The load point that runs (`None` before the first trial).
     load_point: RefCell<Option<LoadPoint>>,
+    /// When the running stream's first datagram reached the initiator,
+    /// and the octets counted then.
+    stream_since: RefCell<Option<(Instant, u64)>>,
     /// Per IKE suite: the mode, and why not transport.
     modes: RefCell<BTreeMap<&'static str, (Mode, Option<String>)>>,
     /// Per IKE suite: why charon cannot run it (`None`: it can).
@@ -479,9 +482,46 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
                     last_lines(&chain.load_log(), 3)
                 )));
             }
+            if self.load == LoadKind::Stream {
+                let since = self.await_stream(chain, env)?;
+                *self.state.stream_since.borrow_mut() = Some(since);
+            }
         }
         *self.state.load_point.borrow_mut() = Some(point);
         Ok(())
+    }
+
+    /// Waits until the stream's datagrams reach the initiator (its encoder
+    /// may take longer to start than the warm-up on a busy host), at most
+    /// [`STREAM_START_S`]; when, and the octets received by then.
+    fn await_stream(
+        &self,
+        chain: &mut SecureChain,
+        env: &TrialEnv<'_>,
+    ) -> Result<(Instant, u64), ExperimentError> {
+        let t0 = Instant::now();
+        let (p0, _) = chain.stream_received();
+        loop {
+            let (p, o) = chain.stream_received();
+            if p > p0 {
+                return Ok((Instant::now(), o));
+            }
+            if env
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::SeqCst))
+            {
+                return Err(ExperimentError::interrupted());
+            }
+            if !chain.load_running() || t0.elapsed().as_secs_f64() >= STREAM_START_S {
+                return Err(ExperimentError(format!(
+                    "the stream did not reach the initiator within {STREAM_START_S} s after the \
+                     warm-up: {}",
+                    last_lines(&chain.load_log(), 3)
+                )));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     fn measure(
@@ -514,6 +554,7 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         let (_, init1, resp1) = chain.sched();
         let load1 = chain.load_cpu_s();
         let stream1 = chain.stream_received();
+        let at1 = Instant::now();
         let routed = chain
             .has_route(self.chain.nodes - 1, chain.initiator().ip)
             .map_err(live_err)?;
@@ -576,8 +617,19 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             ins(r, "load_cpu_share", ((b - a).max(0.0) / wall).into());
         }
         if chain.load().is_some_and(|l| l.kind == LoadKind::Stream) {
-            let kbps = (stream1.1 - stream0.1) as f64 * 8.0 / 1e3 / wall;
-            ins(r, "stream_kbps_at_initiator", kbps.into());
+            // The datagrams that arrived while the connection was set up (a
+            // frame every 1/fps s: few, or none, in a short setup), and the
+            // stream's mean rate since its first datagram arrived.
+            ins(
+                r,
+                "stream_datagrams_during_setup",
+                (stream1.0 - stream0.0).into(),
+            );
+            if let Some((t, o)) = *self.state.stream_since.borrow() {
+                let s = at1.duration_since(t).as_secs_f64();
+                let kbps = stream1.1.saturating_sub(o) as f64 * 8.0 / 1e3 / s;
+                ins(r, "stream_kbps_at_initiator", kbps.into());
+            }
         }
         let cpus = chain.cpus();
         let cpu = |i: usize| cpus.get(i).copied().flatten().map(|c| c as i64);
@@ -793,8 +845,13 @@ without load: {}.",
 /// Below this multiple of the no-load setup time, a point is "about the
 /// same"; from [`LONG`] on, "long"; between, "longer".
 const ABOUT_THE_SAME: f64 = 2.0;
+
 /// See [`ABOUT_THE_SAME`].
 const LONG: f64 = 10.0;
+
+/// How long after the warm-up the stream's first datagram may take to
+/// reach the initiator, s.
+const STREAM_START_S: f64 = 15.0;
 
 /// A multiple of the no-load setup time in the seed's words.
 fn class(ratio: f64) -> &'static str {
