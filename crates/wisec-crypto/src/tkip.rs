@@ -46,6 +46,7 @@ use crate::michael::{self, Michael};
 use crate::rc4::Rc4;
 use crate::wep::{mpdu_layout, open_with_icv, seal_with_icv, write_fc, ICV_LEN};
 use crate::{ct_eq, Error, FrameProtector, Overhead, Result, Unprotected};
+use core::sync::atomic::{fence, AtomicU32, Ordering};
 use wisec_wire::mac_header::Header;
 use wisec_wire::security::{TkipHeader, PN_MAX, TKIP_HEADER_LEN};
 use wisec_wire::MacAddr;
@@ -224,6 +225,122 @@ pub enum MichaelKeySelect {
 }
 
 // ---------------------------------------------------------------------------
+// The phase-1 cache.
+
+/// The last TTAK computed with a key, for the transmitter address and
+/// IV32 it was computed for. Phase 1 depends only on TK, TA and the high
+/// 32 bits of the TSC, so its output serves 65,536 consecutive MPDUs
+/// (12.5.2.5: "the phase 1 output can be cached"). A sequence lock makes
+/// it safe to share between threads that use the same key (`&self`): a
+/// reader that races a writer misses and computes phase 1 itself; of two
+/// writers one stores and the other leaves the cache as it is. Wiped by
+/// [`Zeroize`] and when dropped.
+struct Phase1Cache {
+    /// Even: stable; odd: a write in progress; 0: empty.
+    seq: AtomicU32,
+    /// IV32; TA octets 0..4; TA octets 4..6 and TTAK0; TTAK1 and TTAK2;
+    /// TTAK3 and TTAK4.
+    words: [AtomicU32; 5],
+}
+
+impl Phase1Cache {
+    const fn new() -> Phase1Cache {
+        Phase1Cache {
+            seq: AtomicU32::new(0),
+            words: [const { AtomicU32::new(0) }; 5],
+        }
+    }
+
+    fn tag(ta: &MacAddr, iv32: u32) -> [u32; 3] {
+        let a = ta.as_bytes();
+        [
+            iv32,
+            u32::from_le_bytes([a[0], a[1], a[2], a[3]]),
+            u32::from(u16::from_le_bytes([a[4], a[5]])),
+        ]
+    }
+
+    /// The cached TTAK for `ta` and `iv32`, if the cache holds it.
+    fn get(&self, ta: &MacAddr, iv32: u32) -> Option<[u16; 5]> {
+        let s1 = self.seq.load(Ordering::Acquire);
+        if s1 == 0 || s1 & 1 == 1 {
+            return None;
+        }
+        let w: [u32; 5] = core::array::from_fn(|i| self.words[i].load(Ordering::Relaxed));
+        fence(Ordering::Acquire);
+        if self.seq.load(Ordering::Relaxed) != s1 {
+            return None;
+        }
+        let [iv, a0, a1] = Self::tag(ta, iv32);
+        // Not secret: the tag is the TSC and an address, both on the air.
+        if w[0] != iv || w[1] != a0 || w[2] & 0xffff != a1 {
+            return None;
+        }
+        Some([
+            (w[2] >> 16) as u16,
+            w[3] as u16,
+            (w[3] >> 16) as u16,
+            w[4] as u16,
+            (w[4] >> 16) as u16,
+        ])
+    }
+
+    /// Stores `ttak` for `ta` and `iv32`, unless another thread is storing.
+    fn put(&self, ta: &MacAddr, iv32: u32, ttak: &[u16; 5]) {
+        let s = self.seq.load(Ordering::Relaxed);
+        if s & 1 == 1
+            || self
+                .seq
+                .compare_exchange(s, s | 1, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        fence(Ordering::Release);
+        let [iv, a0, a1] = Self::tag(ta, iv32);
+        let t = |i: usize| u32::from(ttak[i]);
+        let w = [
+            iv,
+            a0,
+            a1 | t(0) << 16,
+            t(1) | t(2) << 16,
+            t(3) | t(4) << 16,
+        ];
+        for (slot, v) in self.words.iter().zip(w) {
+            slot.store(v, Ordering::Relaxed);
+        }
+        // Even again, never 0 (0 means empty).
+        let next = match (s | 1).wrapping_add(1) {
+            0 => 2,
+            n => n,
+        };
+        self.seq.store(next, Ordering::Release);
+    }
+}
+
+impl Zeroize for Phase1Cache {
+    fn zeroize(&mut self) {
+        self.seq.get_mut().zeroize();
+        for w in &mut self.words {
+            w.get_mut().zeroize();
+        }
+    }
+}
+
+impl Drop for Phase1Cache {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl Clone for Phase1Cache {
+    /// An empty cache: the copy computes its own.
+    fn clone(&self) -> Phase1Cache {
+        Phase1Cache::new()
+    }
+}
+
+// ---------------------------------------------------------------------------
 // The suite.
 
 /// A TKIP temporal key. Insecure: see the module documentation.
@@ -234,6 +351,7 @@ pub struct DangerTkip {
     mic_from_supplicant: [u8; 8],
     #[zeroize(skip)]
     select: MichaelKeySelect,
+    ttak: Phase1Cache,
 }
 
 impl core::fmt::Debug for DangerTkip {
@@ -302,6 +420,7 @@ impl DangerTkip {
             mic_from_authenticator: a,
             mic_from_supplicant: s,
             select: MichaelKeySelect::ByFrame,
+            ttak: Phase1Cache::new(),
         })
     }
 
@@ -386,7 +505,15 @@ impl DangerTkip {
 
     /// The RC4 state for an MPDU with transmitter address `ta` and `tsc`.
     fn cipher(&self, ta: &MacAddr, tsc: u64) -> Result<Rc4> {
-        let mut ttak = phase1(&self.tk, ta, (tsc >> 16) as u32);
+        let iv32 = (tsc >> 16) as u32;
+        let mut ttak = match self.ttak.get(ta, iv32) {
+            Some(t) => t,
+            None => {
+                let t = phase1(&self.tk, ta, iv32);
+                self.ttak.put(ta, iv32, &t);
+                t
+            }
+        };
         let mut seed = phase2(&self.tk, &ttak, tsc as u16);
         let r = Rc4::new(&seed);
         seed.zeroize();
@@ -598,7 +725,7 @@ impl DangerTkip {
         // Decrypt with Michael over the plaintext in the same pass, then
         // check the ICV (12.5.2.4.4: a bad ICV is not a Michael failure)
         // and the MIC, both in constant time.
-        let mut stream = rc4.clone();
+        let mut stream = rc4;
         let mut mic = self.michael_start(key, &da, &sa, tid);
         stream.with_stream(|st| {
             let (msdu, tail) = region.split_at_mut(msdu_len);
@@ -625,8 +752,10 @@ impl DangerTkip {
         let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
         want.zeroize();
         if !(icv_ok && mic_ok) {
-            // Restore the ciphertext: no plaintext is left behind.
-            rc4.clone().apply_keystream(region);
+            // Restore the ciphertext: no plaintext is left behind. The
+            // keystream is derived again rather than kept in a copy of the
+            // RC4 state on the path of every good frame.
+            self.cipher(&ta, th.tsc)?.apply_keystream(region);
             if !icv_ok {
                 return Err(Error::Integrity.into());
             }
@@ -690,6 +819,7 @@ impl DangerTkipTkOnly {
                 mic_from_authenticator: [0; 8],
                 mic_from_supplicant: [0; 8],
                 select: MichaelKeySelect::ByFrame,
+                ttak: Phase1Cache::new(),
             },
         })
     }
