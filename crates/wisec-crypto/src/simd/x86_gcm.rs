@@ -339,15 +339,32 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let aad_rest = aad_len - aad_done;
     let rab = aad_rest.div_ceil(16);
     let mut pre = Acc::<T>::new();
+    // With no whole group of data, the AAD's rest, the data and the
+    // lengths block share one aggregate when the power table has a power
+    // for each of their blocks; otherwise (`rab + nb + 1` can reach
+    // `2 * w + 1`, one more than the table when `w` is half of it) the
+    // AAD's rest is reduced on its own first.
+    let alone = groups == 0 && rab + nb + 1 > POWERS;
     let aad_first = if groups > 0 {
         POWERS - w - rab
+    } else if alone {
+        POWERS - rab
     } else {
         POWERS - (rab + nb + 1)
     };
     acc_bytes::<T>(&mut pre, t, s_aad, aad.add(aad_done), aad_rest, aad_first);
     // Whatever hash precedes the first group of ciphertext that is not in
-    // `pre` yet: only an AAD of whole groups leaves one.
-    let mut s = if rab == 0 { s_aad } else { None };
+    // `pre` yet: only an AAD of whole groups leaves one, or an AAD
+    // reduced alone.
+    let mut s = if alone {
+        let h = reduce(pre.fold_with(Acc::new()));
+        pre = Acc::new();
+        Some(h)
+    } else if rab == 0 {
+        s_aad
+    } else {
+        None
+    };
 
     // Counter blocks byte-reversed: the 32-bit counter is word 0, and
     // a 32-bit add is inc32 (SP 800-38D, 6.2). Lane l of register g of
