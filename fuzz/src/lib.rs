@@ -120,6 +120,7 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("wire_discosec", wire::discosec),
     ("crypto_unprotect", crypto::unprotect),
     ("crypto_roundtrip", crypto::roundtrip),
+    ("crypto_gcm_paths", crypto::gcm_paths),
     ("proto_tracker", proto::tracker),
     ("proto_tracker_flood", proto::tracker_flood),
     ("proto_fourway", proto::fourway),

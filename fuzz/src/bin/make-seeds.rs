@@ -220,6 +220,27 @@ fn main() {
         }
         s.add("lab_live_input", &live);
     }
+    // GCM on every path: GCMP's AAD lengths and bodies, BIP-GMAC's long
+    // AAD with no data, and lengths at the edges of the kernels' groups.
+    for (k, (aad_len, len)) in [
+        (22usize, 0usize),
+        (22, 100),
+        (30, 1500),
+        (0, 16),
+        (245, 245),
+        (300, 0),
+        (511, 513),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let key_len = if k % 2 == 0 { 16 } else { 32 };
+        let mut d = vec![(k % 2) as u8 | (k as u8) << 4];
+        d.extend((0..key_len + 12).map(|b| b as u8 ^ 0x5a));
+        chunk(&mut d, &vec![0xa5; aad_len]);
+        d.extend((0..len).map(|b| (b * 7) as u8));
+        s.add("crypto_gcm_paths", &d);
+    }
     s.write(&dir, 48).expect("writes the corpus");
     for (t, v) in &s.0 {
         eprintln!("{t}: {} seeds", v.len().min(48));
