@@ -266,23 +266,25 @@ impl Phase1Cache {
         if s1 == 0 || s1 & 1 == 1 {
             return None;
         }
-        let w: [u32; 5] = core::array::from_fn(|i| self.words[i].load(Ordering::Relaxed));
+        let mut w: [u32; 5] = core::array::from_fn(|i| self.words[i].load(Ordering::Relaxed));
         fence(Ordering::Acquire);
-        if self.seq.load(Ordering::Relaxed) != s1 {
-            return None;
-        }
         let [iv, a0, a1] = Self::tag(ta, iv32);
         // Not secret: the tag is the TSC and an address, both on the air.
-        if w[0] != iv || w[1] != a0 || w[2] & 0xffff != a1 {
-            return None;
-        }
-        Some([
-            (w[2] >> 16) as u16,
-            w[3] as u16,
-            (w[3] >> 16) as u16,
-            w[4] as u16,
-            (w[4] >> 16) as u16,
-        ])
+        let hit = self.seq.load(Ordering::Relaxed) == s1
+            && w[0] == iv
+            && w[1] == a0
+            && w[2] & 0xffff == a1;
+        let ttak = hit.then(|| {
+            [
+                (w[2] >> 16) as u16,
+                w[3] as u16,
+                (w[3] >> 16) as u16,
+                w[4] as u16,
+                (w[4] >> 16) as u16,
+            ]
+        });
+        w.zeroize();
+        ttak
     }
 
     /// Stores `ttak` for `ta` and `iv32`, unless another thread is storing.
@@ -299,7 +301,7 @@ impl Phase1Cache {
         fence(Ordering::Release);
         let [iv, a0, a1] = Self::tag(ta, iv32);
         let t = |i: usize| u32::from(ttak[i]);
-        let w = [
+        let mut w = [
             iv,
             a0,
             a1 | t(0) << 16,
@@ -309,6 +311,7 @@ impl Phase1Cache {
         for (slot, v) in self.words.iter().zip(w) {
             slot.store(v, Ordering::Relaxed);
         }
+        w.zeroize();
         // Even again, never 0 (0 means empty).
         let next = match (s | 1).wrapping_add(1) {
             0 => 2,
