@@ -253,6 +253,22 @@ fn every_length_every_path_matches_portable_and_rustcrypto() {
     }
 }
 
+/// Seals `plain` out of place with `g` and checks the ciphertext and tag
+/// against `want`; `what` names the case in a failure.
+fn seal_matches(
+    g: &Gcm,
+    nonce: &[u8; 12],
+    aad: &[u8],
+    plain: &[u8],
+    want: (&[u8], &[u8]),
+    what: &str,
+) -> (Vec<u8>, [u8; 16]) {
+    let mut ct = vec![0u8; plain.len()];
+    let tag = g.seal(nonce, aad, plain, &mut ct).unwrap();
+    assert_eq!((&ct[..], &tag[..]), want, "{what}");
+    (ct, tag)
+}
+
 /// Every AAD length from 0 to 300 (and around 512) against data lengths
 /// at the edges of the kernels' register groups: a GHASH aggregate holds
 /// at most as many blocks as the power table, and an AAD rest and a data
@@ -281,13 +297,8 @@ fn every_aad_length_beside_group_edge_data_lengths() {
             for &path in &paths {
                 let g = Gcm::with_path(&key, path).unwrap();
                 let name = path.name();
-                let mut ct = vec![0u8; len];
-                let tag = g.seal(&nonce, &aad, &plain, &mut ct).unwrap();
-                assert_eq!(
-                    (&ct, &tag[..]),
-                    (&want, &want_tag[..]),
-                    "{name} seal, AAD {aad_len}, data {len}"
-                );
+                let what = format!("{name} seal, AAD {aad_len}, data {len}");
+                let (ct, tag) = seal_matches(&g, &nonce, &aad, &plain, (&want, &want_tag), &what);
                 let mut pt = vec![0u8; len];
                 g.open(&nonce, &aad, &ct, &mut pt, &tag).unwrap();
                 assert_eq!(pt, plain, "{name} open, AAD {aad_len}, data {len}");
@@ -428,14 +439,8 @@ fn both_key_sizes_every_length_gcmp_aad() {
             for &path in &paths {
                 let g = Gcm::with_path(&key, path).unwrap();
                 let name = path.name();
-                let mut ct = vec![0u8; len];
-                let tag = g.seal(&nonce, &aad, &plain, &mut ct).unwrap();
-                assert_eq!(
-                    (&ct, tag),
-                    (&want, want_tag),
-                    "{name} AES-{} seal, len {len}",
-                    key_len * 8
-                );
+                let what = format!("{name} AES-{} seal, len {len}", key_len * 8);
+                let (ct, tag) = seal_matches(&g, &nonce, &aad, &plain, (&want, &want_tag), &what);
                 let mut back = ct.clone();
                 g.open_in_place(&nonce, &aad, &mut back, &tag).unwrap();
                 assert_eq!(back, plain, "{name} AES-{} open, len {len}", key_len * 8);
