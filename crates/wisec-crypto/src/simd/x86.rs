@@ -227,7 +227,10 @@ pub(super) trait Vector: Copy {
     /// Blocks per register.
     const B: usize;
     /// One block repeated.
-    unsafe fn splat(b: &Blk) -> Self;
+    #[inline(always)]
+    unsafe fn splat(b: &Blk) -> Self {
+        Self::splat_reg(get(b))
+    }
     /// The block in `x` repeated (from a register, no memory access).
     unsafe fn splat_reg(x: __m128i) -> Self;
     /// Block 0 (a cast: no instruction).
@@ -301,10 +304,6 @@ pub(super) struct Z(pub(super) __m512i);
 
 impl Vector for X {
     const B: usize = 1;
-    #[inline(always)]
-    unsafe fn splat(b: &Blk) -> X {
-        X(get(b))
-    }
     #[inline(always)]
     unsafe fn splat_reg(x: __m128i) -> X {
         X(x)
@@ -395,10 +394,6 @@ impl Vector for X {
 
 impl Vector for Y {
     const B: usize = 2;
-    #[inline(always)]
-    unsafe fn splat(b: &Blk) -> Y {
-        Y(_mm256_broadcastsi128_si256(get(b)))
-    }
     #[inline(always)]
     unsafe fn splat_reg(x: __m128i) -> Y {
         Y(_mm256_broadcastsi128_si256(x))
@@ -503,10 +498,6 @@ impl Vector for Y {
 
 impl Vector for Z {
     const B: usize = 4;
-    #[inline(always)]
-    unsafe fn splat(b: &Blk) -> Z {
-        Z(_mm512_broadcast_i32x4(get(b)))
-    }
     #[inline(always)]
     unsafe fn splat_reg(x: __m128i) -> Z {
         Z(_mm512_broadcast_i32x4(x))
