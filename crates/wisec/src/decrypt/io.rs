@@ -29,10 +29,10 @@ impl Dest {
 
 /// OUT's temporary file is sent to disk in the background each time this
 /// many more bytes have been written (see [`Syncing`]). Measured on the
-/// 116 MB output of `wisec bench decrypt`: the final sync waited 47 ms
-/// without marks, 3 ms with 8 MiB, 7 ms with 16 and 18 with 64, while 4 MiB
-/// made twice the background syncs (each commits the file's size) for
-/// no shorter run.
+/// 116 MB output of `wisec bench decrypt`: the final sync waited 36 to
+/// 47 ms without marks, 3 to 4 ms with 8 MiB, 7 with 16 and 18 with 64,
+/// while 4 MiB made twice the background syncs (each commits the file's
+/// size) for no shorter run.
 const SYNC_EVERY: u64 = 8 << 20;
 
 impl Write for Dest {
