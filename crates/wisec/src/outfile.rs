@@ -13,13 +13,17 @@
 //!   signal number ([`remove_on_signals`]).
 //! - Before a large write, the free space of the target's file system is
 //!   checked against an estimate ([`check_space`]).
+//! - A large output is sent to disk while it is written ([`Syncing`]), so
+//!   that the sync before the rename waits only for its last part.
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::{Arc, Mutex, Once};
+use std::thread::JoinHandle;
 
 /// The name that stands for standard input or standard output.
 pub const STDIO: &str = "-";
@@ -278,6 +282,151 @@ impl Drop for Pending {
     }
 }
 
+/// A file written with its data sent to disk in the background: each time
+/// another `every` bytes have been written, a thread of its own calls
+/// `sync_data` (fdatasync) on a second handle of the file. The write-back
+/// of a large output then overlaps the work that produces it, and the
+/// final sync of [`Pending::commit`] waits only for what was written
+/// since the last mark.
+///
+/// The writer never waits for that thread: it only leaves a notice, and
+/// the marks passed while a sync runs are coalesced into one more sync.
+/// The thread starts at the first mark (a small output has none) and ends
+/// when the `Syncing` is finished or dropped; it never keeps the process
+/// alive. A failed background sync fails the next write after it was
+/// seen and [`Syncing::finish`]: it must not be lost, and the final sync
+/// would not report it again (Linux reports a write-back error once per
+/// open file description, and a cloned handle shares the writer's).
+pub struct Syncing {
+    file: File,
+    every: u64,
+    since: u64,
+    syncer: Option<Syncer>,
+    /// Background syncs completed.
+    syncs: Arc<AtomicU64>,
+    /// The error of a background sync, once seen.
+    failed: Option<(io::ErrorKind, String)>,
+}
+
+/// The background thread of a [`Syncing`] and the way to wake it.
+struct Syncer {
+    notice: SyncSender<()>,
+    thread: JoinHandle<io::Result<()>>,
+}
+
+impl Syncer {
+    fn start(file: &File, syncs: Arc<AtomicU64>) -> io::Result<Syncer> {
+        let handle = file.try_clone()?;
+        // One notice waits at most: more marks while a sync runs add
+        // nothing to the next sync, which takes everything written so far.
+        let (notice, wake) = sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("wisec-sync".into())
+            .spawn(move || {
+                while wake.recv().is_ok() {
+                    handle.sync_data()?;
+                    syncs.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(())
+            })?;
+        Ok(Syncer { notice, thread })
+    }
+
+    /// Waits for the thread to end (after its sync in progress and the
+    /// one noticed, if any) and returns its result.
+    fn join(self) -> io::Result<()> {
+        drop(self.notice);
+        self.thread
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the background sync failed")))
+    }
+}
+
+impl Syncing {
+    /// Writes into `file`, sending it to disk in the background every
+    /// `every` bytes (`u64::MAX`: never).
+    pub fn new(file: File, every: u64) -> Syncing {
+        Syncing {
+            file,
+            every: every.max(1),
+            since: 0,
+            syncer: None,
+            syncs: Arc::new(AtomicU64::new(0)),
+            failed: None,
+        }
+    }
+
+    /// How many background syncs have been completed so far.
+    pub fn syncs(&self) -> u64 {
+        self.syncs.load(Ordering::Relaxed)
+    }
+
+    /// Wakes the syncer (started at the first mark).
+    fn mark(&mut self) {
+        if self.syncer.is_none() {
+            match Syncer::start(&self.file, Arc::clone(&self.syncs)) {
+                Ok(s) => self.syncer = Some(s),
+                // No second handle or thread to be had: the final sync
+                // does it all, as without marks.
+                Err(_) => {
+                    self.every = u64::MAX;
+                    return;
+                }
+            }
+        }
+        let Some(s) = &self.syncer else { return };
+        if let Err(TrySendError::Disconnected(())) = s.notice.try_send(()) {
+            // The thread ended, which it does only on an error.
+            if let Some(s) = self.syncer.take() {
+                self.fail(s.join());
+            }
+        }
+    }
+
+    fn fail(&mut self, r: io::Result<()>) {
+        if let Err(e) = r {
+            self.failed
+                .get_or_insert((e.kind(), format!("cannot send the data to disk: {e}")));
+        }
+    }
+
+    fn check(&self) -> io::Result<()> {
+        match &self.failed {
+            Some((kind, m)) => Err(io::Error::new(*kind, m.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the background syncs, waiting for the one in progress, and
+    /// returns how many were made, or the error of one that failed.
+    pub fn finish(mut self) -> io::Result<u64> {
+        if let Some(s) = self.syncer.take() {
+            let r = s.join();
+            self.fail(r);
+        }
+        self.check()?;
+        Ok(self.syncs())
+    }
+}
+
+impl io::Write for Syncing {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.check()?;
+        let n = self.file.write(buf)?;
+        self.since += n as u64;
+        if self.since >= self.every {
+            self.since = 0;
+            self.mark();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.check()?;
+        self.file.flush()
+    }
+}
+
 /// A temporary directory removed on drop and on a signal.
 pub struct PendingDir {
     dir: tempfile::TempDir,
@@ -387,6 +536,101 @@ mod tests {
         assert!(p.commit().is_err());
         assert_eq!(std::fs::read(&t).unwrap(), b"data");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    /// Bytes that differ from one position to the next.
+    fn pattern(n: usize) -> Vec<u8> {
+        (0..n).map(|i| (i * 7 + i / 251) as u8).collect()
+    }
+
+    /// Waits (up to a minute) until `s` has made `n` background syncs.
+    fn wait_for_syncs(s: &Syncing, n: u64) {
+        let start = std::time::Instant::now();
+        while s.syncs() < n {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "no background sync: {} of {n}",
+                s.syncs()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn syncing_sends_the_data_to_disk_while_it_is_written() {
+        use std::io::Write;
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("out.bin");
+        let data = pattern((4 << 16) + 5000);
+        let mut s = Syncing::new(File::create(&path).unwrap(), 1 << 16);
+        // No thread before the first mark.
+        s.write_all(&data[..1000]).unwrap();
+        assert!(s.syncer.is_none());
+        let mut done = 1000;
+        for mark in 1..=4u64 {
+            let end = (mark << 16) as usize;
+            for chunk in data[done..end].chunks(4000) {
+                s.write_all(chunk).unwrap();
+            }
+            done = end;
+            // The mark is passed: the syncer runs while the writer waits
+            // here (it never waits in a write).
+            wait_for_syncs(&s, mark);
+        }
+        s.write_all(&data[done..]).unwrap();
+        assert_eq!(s.finish().unwrap(), 4);
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+        // Without marks, no thread and no background sync.
+        let mut s = Syncing::new(File::create(&path).unwrap(), u64::MAX);
+        s.write_all(&data).unwrap();
+        assert!(s.syncer.is_none());
+        assert_eq!(s.finish().unwrap(), 0);
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+    }
+
+    /// A file whose sync fails: Linux refuses fdatasync on /dev/null
+    /// (EINVAL, as on any device without write-back).
+    #[cfg(target_os = "linux")]
+    fn unsyncable() -> File {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_failed_background_sync_fails_the_writes_and_the_finish() {
+        use std::io::Write;
+        let refused = |e: &io::Error| {
+            e.kind() == io::ErrorKind::InvalidInput
+                && e.to_string().contains("cannot send the data to disk")
+        };
+        // Seen by the finish alone (the only mark was the last write).
+        let mut s = Syncing::new(unsyncable(), 4096);
+        s.write_all(&[0; 4096]).unwrap();
+        let e = s.finish().unwrap_err();
+        assert!(refused(&e), "{e}");
+        // Seen by a write: the next mark finds the thread gone, the write
+        // after it fails, and so do every later one and the finish.
+        let mut s = Syncing::new(unsyncable(), 4096);
+        let start = std::time::Instant::now();
+        let e = loop {
+            match s.write_all(&[0; 4096]) {
+                Ok(()) => assert!(start.elapsed() < std::time::Duration::from_secs(60)),
+                Err(e) => break e,
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        assert!(refused(&e), "{e}");
+        assert!(s.write(&[0]).is_err_and(|e| refused(&e)));
+        assert!(s.flush().is_err_and(|e| refused(&e)));
+        assert!(s.finish().is_err_and(|e| refused(&e)));
+        // A device written without marks is never synced in the
+        // background, and so not refused.
+        let mut s = Syncing::new(unsyncable(), u64::MAX);
+        s.write_all(&[0; 1 << 16]).unwrap();
+        assert_eq!(s.finish().unwrap(), 0);
     }
 
     #[test]
