@@ -649,6 +649,12 @@ impl Tracker {
             let Ok(f) = DataFrame::new_checked(mpdu) else {
                 return;
             };
+            // Most data frames are not EAPOL: the EtherType octets of an
+            // LLC/SNAP header (6 and 7 into the body) tell at a glance,
+            // before the header is parsed in full.
+            if f.body().get(6..8) != Some(&EtherType::EAPOL.0.to_be_bytes()[..]) {
+                return;
+            }
             if f.ethertype() != Some(EtherType::EAPOL) {
                 return;
             }
