@@ -1645,9 +1645,16 @@ impl Mark {
             mpdu.get(i..i + 2)
                 .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
         };
-        let mut tail = [0u8; 16];
-        let t = &mpdu[mpdu.len().saturating_sub(16)..];
-        tail[16 - t.len()..].copy_from_slice(t);
+        // The last 16 octets, zeros first for a shorter MPDU (a copy of
+        // a fixed length where it has them: no call to memcpy).
+        let tail = match mpdu.last_chunk::<16>() {
+            Some(t) => *t,
+            None => {
+                let mut tail = [0u8; 16];
+                tail[16 - mpdu.len()..].copy_from_slice(mpdu);
+                tail
+            }
+        };
         Mark {
             fc: w(0),
             seq_ctl: w(22),
