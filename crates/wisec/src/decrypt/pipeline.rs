@@ -187,7 +187,7 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
 const MAX_LINKS: usize = 4096;
 /// The entry of the links past [`MAX_LINKS`]: no link has a broadcast
 /// BSSID and a broadcast station.
-const SPILL_LINK: (MacAddr, Option<MacAddr>) = (MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
+const SPILL_LINK: LinkKey = link_key(MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
 /// The name of `SPILL_LINK` in the summary.
 pub const SPILL_LINK_NAME: &str = "other links";
 /// Replay states (key, transmitter) kept at once: past that, every
@@ -760,19 +760,19 @@ fn candidates<'k, K: KeyStore>(
 
 /// The BSS and station of a frame: the station is `None` for group
 /// addressed frames.
-fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
+fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> LinkKey {
     if f.fc.has_addr4() && !f.ra.is_group() {
         // A 4-address (WDS, mesh) link is one link both ways: named by
         // its two ends, in order.
         let (a, b) = if f.ra < ta { (f.ra, ta) } else { (ta, f.ra) };
-        return (a, Some(b));
+        return link_key(a, Some(b));
     }
     let bssid = bssid.unwrap_or(ta);
     if f.ra.is_group() {
-        return (bssid, None);
+        return link_key(bssid, None);
     }
     let sta = if f.ra == bssid { ta } else { f.ra };
-    (bssid, Some(sta))
+    link_key(bssid, Some(sta))
 }
 
 /// True when a frame belongs to the BSS `--bssid` names (or none is
@@ -921,9 +921,39 @@ impl Query {
 }
 
 /// A MAC address as the low 48 bits of a word.
-fn mac_u64(m: MacAddr) -> u64 {
+const fn mac_u64(m: MacAddr) -> u64 {
     let b = m.0;
     u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], 0, 0])
+}
+
+/// The MAC address in the low 48 bits of a word.
+fn u64_mac(w: u64) -> MacAddr {
+    let b = w.to_le_bytes();
+    MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]])
+}
+
+/// A link (BSS, station) as the key of its counters, two words that
+/// compare at once: the BSSID with bit 48 set when there is a station,
+/// and the station.
+type LinkKey = (u64, u64);
+
+const fn link_key(bssid: MacAddr, sta: Option<MacAddr>) -> LinkKey {
+    match sta {
+        Some(st) => (mac_u64(bssid) | 1 << 48, mac_u64(st)),
+        None => (mac_u64(bssid), 0),
+    }
+}
+
+/// The link of a [`LinkKey`].
+fn key_link((b, st): LinkKey) -> (MacAddr, Option<MacAddr>) {
+    (u64_mac(b), (b >> 48 != 0).then(|| u64_mac(st)))
+}
+
+/// A key and transmitter as the key of their replay state.
+type RxKey = (u64, u64);
+
+fn rx_key(id: KeyId, ta: MacAddr) -> RxKey {
+    (u64::from(id.0), mac_u64(ta))
 }
 
 impl Loc {
@@ -1041,8 +1071,8 @@ struct Decrypter {
     cfg: DecryptConfig,
     s: DecryptSummary,
     suites: Vec<(&'static str, SuiteStats)>,
-    counters: Memo<(KeyId, MacAddr), RxState>,
-    links: Memo<(MacAddr, Option<MacAddr>), LinkAcc>,
+    counters: Memo<RxKey, RxState>,
+    links: Memo<LinkKey, LinkAcc>,
     /// One buffer for every frame-by-frame trial decryption.
     buf: Vec<u8>,
     /// One buffer for Ethernet frames.
@@ -1513,7 +1543,7 @@ impl Decrypter {
             } else {
                 ReplaySlot::Tid(f.tid)
             };
-            let rx = self.counters.get((id, ta));
+            let rx = self.counters.get(rx_key(id, ta));
             let mark = loc.map(|l| l.mark).unwrap_or_default();
             let seen = Seen::of(mark, slot, proof.pn());
             if rx.counters.accept(slot, &proof).is_ok() {
@@ -1977,9 +2007,10 @@ impl Decrypter {
             s.not_written += s.unchanged;
         }
         s.replay_state_resets = d.counters.resets;
-        for ((bssid, sta), acc) in d.links.into_items() {
+        for (key, acc) in d.links.into_items() {
+            let (bssid, sta) = key_link(key);
             let name = match sta {
-                _ if (bssid, sta) == SPILL_LINK => SPILL_LINK_NAME.to_string(),
+                _ if key == SPILL_LINK => SPILL_LINK_NAME.to_string(),
                 Some(st) => format!("{bssid} {st}"),
                 None => format!("{bssid} group"),
             };
@@ -2006,7 +2037,7 @@ impl Decrypter {
 fn verify_bip<K: KeyStore>(
     suites: &mut Vec<(&'static str, SuiteStats)>,
     acc: &mut LinkAcc,
-    counters: &mut Memo<(KeyId, MacAddr), RxState>,
+    counters: &mut Memo<RxKey, RxState>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -2043,7 +2074,7 @@ fn verify_bip<K: KeyStore>(
             let st = suite_stats(suites, k.suite().name());
             st.seen += 1;
             // BIP replay protection: the IPN must increase (12.5.4.5).
-            let c = &mut counters.get((*id, ta)).counters;
+            let c = &mut counters.get(rx_key(*id, ta)).counters;
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
                 acc.replays += 1;
