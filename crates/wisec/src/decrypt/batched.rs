@@ -99,13 +99,30 @@ pub(crate) struct Batch {
     /// Per round: the frames to try under each key.
     groups: Vec<(KeyId, Suite, Vec<usize>)>,
     /// The engines of the candidates, bound by [`Batch::bind`].
-    engines: Vec<(KeyId, Arc<BatchKey>)>,
+    engines: Option<Arc<Engines>>,
 }
 
 /// Shared copies of a store's multi-frame engines, made once per key, so
 /// that a batch can be unprotected on another thread.
-#[derive(Default)]
-pub(crate) struct Engines(HashMap<KeyId, Option<Arc<BatchKey>>>);
+#[derive(Default, Clone)]
+pub(crate) struct Engines(HashMap<KeyId, Arc<BatchKey>>);
+
+impl Engines {
+    /// True when the engine of `id` is here.
+    pub(crate) fn has(&self, id: KeyId) -> bool {
+        self.0.contains_key(&id)
+    }
+
+    /// Adds the engine of `id` when the store has one (and it is not
+    /// here yet).
+    pub(crate) fn add<K: KeyStore + ?Sized>(&mut self, keys: &K, id: KeyId) {
+        if !self.has(id) {
+            if let Some(k) = keys.batch_key(id) {
+                self.0.insert(id, Arc::new(k.clone()));
+            }
+        }
+    }
+}
 
 impl Batch {
     /// Forgets every queued frame (the scratch is reused, and wiped when
@@ -115,29 +132,16 @@ impl Batch {
         self.queued = 0;
         self.scratch.clear();
         self.slots.clear();
-        self.engines.clear();
+        self.engines = None;
     }
 
-    /// Binds the engine of every candidate of the queued frames (a key
-    /// without one leaves its frames [`Outcome::Unusable`]).
-    pub(crate) fn bind<K: KeyStore + ?Sized>(&mut self, keys: &K, engines: &mut Engines) {
-        self.engines.clear();
-        let mut last = None;
-        for s in &self.slots {
-            for &(id, _) in s.cands.ids() {
-                if last == Some(id) || self.engines.iter().any(|(k, _)| *k == id) {
-                    continue;
-                }
-                last = Some(id);
-                let e = engines
-                    .0
-                    .entry(id)
-                    .or_insert_with(|| keys.batch_key(id).map(|k| Arc::new(k.clone())));
-                if let Some(e) = e {
-                    self.engines.push((id, e.clone()));
-                }
-            }
-        }
+    /// Binds the engines the queued frames' candidates are tried with: a
+    /// key whose engine `engines` lacks leaves its frames
+    /// [`Outcome::Unusable`]. (One set for every batch, kept up to date as
+    /// candidates are looked up, rather than gathered here frame by
+    /// frame.)
+    pub(crate) fn bind(&mut self, engines: &Arc<Engines>) {
+        self.engines = Some(engines.clone());
     }
 
     /// The bytes the frames queued next are in (until [`Batch::clear`]).
@@ -263,9 +267,9 @@ impl Batch {
             for (id, suite, group) in &groups {
                 let engine = self
                     .engines
-                    .iter()
-                    .find(|(k, _)| k == id)
-                    .map(|(_, e)| &**e)
+                    .as_ref()
+                    .and_then(|e| e.0.get(id))
+                    .map(|e| &**e)
                     .filter(|k| k.suite() == *suite);
                 let Some(engine) = engine else {
                     for &i in group {
@@ -412,7 +416,11 @@ mod tests {
         for ((_, c, _), r) in frames.iter().zip(at) {
             b.push(r, true, *c);
         }
-        b.bind(&keys, &mut Engines::default());
+        let mut engines = Engines::default();
+        for &(id, _) in &ids {
+            engines.add(&keys, id);
+        }
+        b.bind(&Arc::new(engines));
         b.run();
         for (i, (f, _, want)) in frames.iter().enumerate() {
             match (b.outcome(i), want) {
@@ -469,7 +477,10 @@ mod tests {
         b.push(0..n, false, Candidates::new([id]).unwrap());
         let unknown = (KeyId(0xdead), Suite::Ccmp128);
         b.push(n..2 * n, false, Candidates::new([unknown]).unwrap());
-        b.bind(&keys, &mut Engines::default());
+        let mut engines = Engines::default();
+        engines.add(&keys, id.0);
+        engines.add(&keys, unknown.0);
+        b.bind(&Arc::new(engines));
         b.run();
         assert_eq!(b.outcome(0), Outcome::Verified(id.0, Suite::Gcmp128, u));
         assert_eq!(b.plaintext(0), &want[..u.len()]);

@@ -1082,8 +1082,9 @@ struct Decrypter {
     /// frame-by-frame path.
     cache: Memo<QueryKey, Option<Option<Candidates>>>,
     cache_gen: Option<u64>,
-    /// Shared copies of the multi-frame engines.
-    engines: Engines,
+    /// Shared copies of the multi-frame engines of every candidate key
+    /// queued so far, bound to every batch.
+    engines: std::sync::Arc<Engines>,
 }
 
 /// A stretch of the capture: packets read, their frames located, and
@@ -1175,7 +1176,7 @@ impl Decrypter {
             eth: Vec::with_capacity(4096),
             cache: Memo::new(MAX_CACHED_QUERIES, None),
             cache_gen: None,
-            engines: Engines::default(),
+            engines: std::sync::Arc::default(),
         }
     }
 
@@ -1214,6 +1215,14 @@ impl Decrypter {
         } else {
             None
         };
+        if c.is_some() && cands.iter().any(|(id, _)| !self.engines.has(*id)) {
+            // The batches of earlier stretches may share the set: a copy
+            // then, once per new key.
+            let e = std::sync::Arc::make_mut(&mut self.engines);
+            for (id, _) in &cands {
+                e.add(keys, *id);
+            }
+        }
         *entry = Some(c);
         c
     }
@@ -1260,7 +1269,7 @@ impl Decrypter {
             c.slots.push(slot);
         }
         for batch in batches.iter_mut() {
-            batch.bind(keys, &mut self.engines);
+            batch.bind(&self.engines);
         }
         gen
     }
