@@ -74,16 +74,25 @@ pub(crate) enum Outcome {
     Unusable,
 }
 
+/// A queued frame as the pipeline queued it. The engine thread only reads
+/// it: what it finds goes to a [`Done`] of its own, so that the two
+/// threads do not write the same cache lines in turn.
 struct Slot {
     /// Where the frame is in the input.
     src: usize,
-    /// Where it is in the scratch.
-    off: usize,
     len: usize,
     /// Compute the FCS of the plaintext (the output has one).
     want_fcs: bool,
-    fcs: u32,
     cands: Candidates,
+}
+
+/// What became of a queued frame on the engine thread.
+#[derive(Clone, Copy)]
+struct Done {
+    /// Where the frame is in the scratch.
+    off: usize,
+    len: usize,
+    fcs: u32,
     outcome: Outcome,
 }
 
@@ -96,6 +105,8 @@ pub(crate) struct Batch {
     queued: usize,
     scratch: Vec<u8>,
     slots: Vec<Slot>,
+    /// Per slot, once run.
+    done: Vec<Done>,
     /// Per round: the frames to try under each key.
     groups: Vec<(KeyId, Suite, Vec<usize>)>,
     /// The engines of the candidates, bound by [`Batch::bind`].
@@ -132,6 +143,7 @@ impl Batch {
         self.queued = 0;
         self.scratch.clear();
         self.slots.clear();
+        self.done.clear();
         self.engines = None;
     }
 
@@ -161,12 +173,9 @@ impl Batch {
         let len = src.end.saturating_sub(src.start);
         self.slots.push(Slot {
             src: src.start,
-            off: self.queued,
             len,
             want_fcs,
-            fcs: 0,
             cands,
-            outcome: Outcome::Pending,
         });
         self.queued += len;
         self.slots.len() - 1
@@ -177,26 +186,38 @@ impl Batch {
         self.scratch.clear();
         self.scratch.reserve(self.queued);
         let input: &[u8] = self.input.as_deref().map_or(&[], |v| v.as_slice());
-        for s in &mut self.slots {
-            match input.get(s.src..s.src + s.len) {
-                Some(f) => self.scratch.extend_from_slice(f),
-                None => s.len = 0,
-            }
-            s.off = self.scratch.len() - s.len;
+        self.done.clear();
+        for s in &self.slots {
+            let off = self.scratch.len();
+            let len = match input.get(s.src..s.src + s.len) {
+                Some(f) => {
+                    self.scratch.extend_from_slice(f);
+                    s.len
+                }
+                None => 0,
+            };
+            self.done.push(Done {
+                off,
+                len,
+                fcs: 0,
+                outcome: Outcome::Pending,
+            });
         }
     }
 
     /// The FCS of a verified frame's plaintext, if it was asked for.
     pub(crate) fn fcs(&self, i: usize) -> Option<u32> {
-        self.slots
+        let want = self.slots.get(i).is_some_and(|s| s.want_fcs);
+        self.done
             .get(i)
-            .filter(|s| s.want_fcs && matches!(s.outcome, Outcome::Verified(..)))
-            .map(|s| s.fcs)
+            .filter(|d| want && matches!(d.outcome, Outcome::Verified(..)))
+            .map(|d| d.fcs)
     }
 
-    /// The outcome of frame `i` (`Unusable` for an index never queued).
+    /// The outcome of frame `i` (`Unusable` for an index never queued or
+    /// not run yet).
     pub(crate) fn outcome(&self, i: usize) -> Outcome {
-        self.slots.get(i).map_or(Outcome::Unusable, |s| s.outcome)
+        self.done.get(i).map_or(Outcome::Unusable, |d| d.outcome)
     }
 
     /// The candidates frame `i` was queued with.
@@ -206,8 +227,8 @@ impl Batch {
 
     /// The plaintext MPDU of a verified frame.
     pub(crate) fn plaintext(&self, i: usize) -> &[u8] {
-        match self.slots.get(i) {
-            Some(Slot {
+        match self.done.get(i) {
+            Some(Done {
                 off,
                 outcome: Outcome::Verified(_, _, u),
                 ..
@@ -226,12 +247,12 @@ impl Batch {
         for round in 0..MAX_CANDIDATES {
             groups.clear();
             let mut last = usize::MAX;
-            for (i, s) in self.slots.iter_mut().enumerate() {
-                if s.outcome != Outcome::Pending {
+            for (i, (s, d)) in self.slots.iter().zip(&mut self.done).enumerate() {
+                if d.outcome != Outcome::Pending {
                     continue;
                 }
                 let Some(&(id, suite)) = s.cands.ids().get(round) else {
-                    s.outcome = Outcome::Failed;
+                    d.outcome = Outcome::Failed;
                     continue;
                 };
                 // Frames of one key mostly come in runs.
@@ -254,10 +275,10 @@ impl Batch {
                 break;
             }
             // Disjoint views of every queued frame, in scratch order.
-            let mut views: Vec<&mut [u8]> = Vec::with_capacity(self.slots.len());
+            let mut views: Vec<&mut [u8]> = Vec::with_capacity(self.done.len());
             let mut rest: &mut [u8] = &mut self.scratch;
             let mut at = 0usize;
-            for s in &self.slots {
+            for s in &self.done {
                 let (_, tail) = std::mem::take(&mut rest).split_at_mut(s.off - at);
                 let (frame, tail) = tail.split_at_mut(s.len);
                 views.push(frame);
@@ -273,8 +294,8 @@ impl Batch {
                     .filter(|k| k.suite() == *suite);
                 let Some(engine) = engine else {
                     for &i in group {
-                        if let Some(s) = self.slots.get_mut(i) {
-                            s.outcome = Outcome::Unusable;
+                        if let Some(d) = self.done.get_mut(i) {
+                            d.outcome = Outcome::Unusable;
                         }
                     }
                     continue;
@@ -285,8 +306,8 @@ impl Batch {
                     for &i in group {
                         let v = views.get_mut(i).map(std::mem::take).unwrap_or_default();
                         if let Ok(u) = k.unprotect_in_place(v) {
-                            if let Some(s) = self.slots.get_mut(i) {
-                                s.outcome = Outcome::Verified(*id, *suite, u);
+                            if let Some(d) = self.done.get_mut(i) {
+                                d.outcome = Outcome::Verified(*id, *suite, u);
                             }
                         }
                     }
@@ -301,19 +322,19 @@ impl Batch {
                 engine.unprotect_batch(&mut frames);
                 for (f, &i) in frames.iter().zip(group) {
                     if let Status::Unprotected(u) = f.status() {
-                        if let Some(s) = self.slots.get_mut(i) {
-                            s.outcome = Outcome::Verified(*id, *suite, u);
+                        if let Some(d) = self.done.get_mut(i) {
+                            d.outcome = Outcome::Verified(*id, *suite, u);
                         }
                     }
                 }
             }
         }
-        for s in &mut self.slots {
-            match s.outcome {
-                Outcome::Pending => s.outcome = Outcome::Failed,
+        for (s, d) in self.slots.iter().zip(&mut self.done) {
+            match d.outcome {
+                Outcome::Pending => d.outcome = Outcome::Failed,
                 Outcome::Verified(_, _, u) if s.want_fcs => {
-                    let plain = self.scratch.get(s.off..s.off + u.len());
-                    s.fcs = super::link::fcs(plain.unwrap_or_default());
+                    let plain = self.scratch.get(d.off..d.off + u.len());
+                    d.fcs = super::link::fcs(plain.unwrap_or_default());
                 }
                 _ => {}
             }
