@@ -649,7 +649,7 @@ impl Tracker {
             let Ok(f) = DataFrame::new_checked(mpdu) else {
                 return;
             };
-            if f.ethertype() != Some(EtherType::EAPOL) {
+            if !may_carry_eapol(&f) || f.ethertype() != Some(EtherType::EAPOL) {
                 return;
             }
             let h = f.header();
@@ -1757,6 +1757,14 @@ fn ft_mic_ok(
         return false;
     }
     eapol_mic::verify(alg, kck, &buf, mic).is_ok()
+}
+
+/// False for a data frame that cannot carry EAPOL: the octets an LLC/SNAP
+/// header's EtherType takes (6 and 7 into the body) are not 0x888E. Most
+/// data frames are not EAPOL, and two octets tell them at a glance, before
+/// the frame is parsed in full ([`DataFrame::ethertype`]).
+fn may_carry_eapol<T: AsRef<[u8]>>(f: &DataFrame<T>) -> bool {
+    f.body().get(6..8) == Some(&EtherType::EAPOL.0.to_be_bytes()[..])
 }
 
 #[cfg(test)]

@@ -884,5 +884,68 @@ mod props {
                 prop_assert_eq!(tk, hs.tk().to_vec());
             }
         }
+
+        /// The two-octet look the tracker takes first never turns away a
+        /// frame the full parse finds EAPOL in, whatever the Frame Control
+        /// flags (QoS, 4 addresses, +HTC, A-MSDU, Protected, Null) and the
+        /// LLC header: both answers agree on every frame.
+        #[test]
+        fn eapol_glance_agrees_with_the_full_parse(
+            subtype in 0u8..16,
+            flags in any::<u8>(),
+            qos_amsdu in any::<bool>(),
+            llc in prop_oneof![Just([0xaau8, 0xaa, 3]), Just([0xaa, 0xaa, 0x13]), Just([0x42, 0x42, 3])],
+            ethertype in prop_oneof![Just(0x888eu16), Just(0x0800), Just(0x8e88), any::<u16>()],
+            pad in 0usize..12,
+            rest in proptest::collection::vec(any::<u8>(), 0..40),
+        ) {
+            let fc = FrameControl::from_bytes([0x08 | subtype << 4, flags]);
+            let mut f = fc.to_bytes().to_vec();
+            f.resize(40, 0x11);
+            // QoS Control wherever a QoS header puts it, A-MSDU bit as drawn.
+            let qos_at = if fc.has_addr4() { 30 } else { 24 };
+            f[qos_at] = if qos_amsdu { 0x80 } else { 0 };
+            let body_at = DataFrame::new_unchecked(&f[..]).header_len();
+            f.truncate(body_at);
+            f.extend_from_slice(&llc);
+            f.extend_from_slice(&[0, 0, 0]);
+            f.extend_from_slice(&ethertype.to_be_bytes());
+            f.extend_from_slice(&rest);
+            f.truncate(f.len().saturating_sub(pad));
+            if let Ok(d) = DataFrame::new_checked(&f[..]) {
+                let eapol = d.ethertype() == Some(EtherType::EAPOL);
+                prop_assert!(!eapol || may_carry_eapol(&d));
+                // The glance alone says yes exactly when those octets are
+                // EAPOL's, SNAP header or not.
+                let octets = d.body().get(6..8) == Some(&[0x88, 0x8e][..]);
+                prop_assert_eq!(may_carry_eapol(&d), octets);
+            }
+        }
+    }
+
+    /// Frames the glance turns away and frames it lets through: an EAPOL
+    /// frame of a real handshake passes, the same frame with another
+    /// EtherType does not, and the tracker derives the key from the first.
+    #[test]
+    fn eapol_glance_on_handshake_frames() {
+        let hs = Hs::new(psk().as_bytes(), Akm::PSK, CipherSuite::CCMP_128, STA, 1);
+        for m in [hs.m1(1), hs.m2(1), hs.m3(2), hs.m4(2)] {
+            let d = DataFrame::new_checked(&m[..]).unwrap();
+            assert_eq!(d.ethertype(), Some(EtherType::EAPOL));
+            assert!(may_carry_eapol(&d));
+            let mut other = m.clone();
+            let at = d.header_len() + 6;
+            other[at..at + 2].copy_from_slice(&0x0800u16.to_be_bytes());
+            let d = DataFrame::new_checked(&other[..]).unwrap();
+            assert!(!may_carry_eapol(&d));
+            assert_ne!(d.ethertype(), Some(EtherType::EAPOL));
+        }
+        let mut t = tracker();
+        t.observe(&beacon(Some(&hs.rsne), None));
+        for m in [hs.m1(1), hs.m2(1), hs.m3(2), hs.m4(2)] {
+            t.observe(&m);
+        }
+        let ev: Vec<Event> = core::iter::from_fn(|| t.poll_event()).collect();
+        assert_eq!(ptk_events(&ev), vec![hs.tk().to_vec()]);
     }
 }

@@ -350,6 +350,10 @@ impl CaptureReader {
         Ok(Stop::Full)
     }
 
+    /// Octets [`CaptureReader::read_pcap_block`] reads past the bytes
+    /// asked for, so that the record crossing them is mostly read whole.
+    const READ_SLACK: usize = 4096;
+
     fn read_pcap_block(
         &mut self,
         layout: Layout,
@@ -358,8 +362,6 @@ impl CaptureReader {
         max_bytes: usize,
     ) -> Result<Stop, CaptureError> {
         const H: usize = pcap::RECORD_HEADER_LEN;
-        // Reads of at least 64 KiB, of about the bytes asked for.
-        let read = max_bytes.clamp(1 << 16, 1 << 18);
         let mut pos = arena.len();
         arena.append(&mut self.carry);
         loop {
@@ -395,8 +397,15 @@ impl CaptureReader {
                 arena.truncate(pos);
                 return Ok(Stop::Full);
             }
-            // Straight into the buffer's spare capacity (no zeroing).
+            // Straight into the buffer's spare capacity (no zeroing), up
+            // to a little past the bytes asked for: what a read brings
+            // beyond the record that crosses them is carried over to the
+            // next call, a copy there and back. At least 16 KiB and at
+            // most 256 KiB a read.
             let have = arena.len();
+            let read = (max_bytes + Self::READ_SLACK)
+                .saturating_sub(have)
+                .clamp(1 << 14, 1 << 18);
             arena.reserve(read);
             let got = match (&mut self.src).take(read as u64).read_to_end(arena) {
                 Ok(n) => n,

@@ -189,22 +189,25 @@ impl Encoder {
                     .pcap_iface
                     .as_ref()
                     .ok_or_else(|| invalid("packet before the pcap file header"))?;
-                let units = if iface.tsresol == 9 {
-                    1_000_000_000
-                } else {
-                    1_000_000
-                };
                 let timestamp = match self.pcap_convert {
                     Some((r, off)) => to_nanos(timestamp, r, off),
                     None => timestamp,
                 };
-                let sec = u32::try_from(timestamp / units).unwrap_or(u32::MAX);
-                let frac = (timestamp % units) as u32;
+                // Constant divisors: a multiplication each, not a division
+                // per packet.
+                let (sec, frac) = if iface.tsresol == 9 {
+                    (timestamp / 1_000_000_000, timestamp % 1_000_000_000)
+                } else {
+                    (timestamp / 1_000_000, timestamp % 1_000_000)
+                };
+                let sec = u32::try_from(sec).unwrap_or(u32::MAX);
+                let mut h = [0u8; pcap::RECORD_HEADER_LEN];
+                h[..4].copy_from_slice(&sec.to_le_bytes());
+                h[4..8].copy_from_slice(&(frac as u32).to_le_bytes());
+                h[8..12].copy_from_slice(&caplen.to_le_bytes());
+                h[12..].copy_from_slice(&orig_len.max(caplen).to_le_bytes());
                 out.reserve(pcap::RECORD_HEADER_LEN + len);
-                out.extend_from_slice(&sec.to_le_bytes());
-                out.extend_from_slice(&frac.to_le_bytes());
-                out.extend_from_slice(&caplen.to_le_bytes());
-                out.extend_from_slice(&orig_len.max(caplen).to_le_bytes());
+                out.extend_from_slice(&h);
                 for p in parts {
                     out.extend_from_slice(p);
                 }

@@ -74,16 +74,25 @@ pub(crate) enum Outcome {
     Unusable,
 }
 
+/// A queued frame as the pipeline queued it. The engine thread only reads
+/// it: what it finds goes to a [`Done`] of its own, so that the two
+/// threads do not write the same cache lines in turn.
 struct Slot {
     /// Where the frame is in the input.
     src: usize,
-    /// Where it is in the scratch.
-    off: usize,
     len: usize,
     /// Compute the FCS of the plaintext (the output has one).
     want_fcs: bool,
-    fcs: u32,
     cands: Candidates,
+}
+
+/// What became of a queued frame on the engine thread.
+#[derive(Clone, Copy)]
+struct Done {
+    /// Where the frame is in the scratch.
+    off: usize,
+    len: usize,
+    fcs: u32,
     outcome: Outcome,
 }
 
@@ -96,16 +105,35 @@ pub(crate) struct Batch {
     queued: usize,
     scratch: Vec<u8>,
     slots: Vec<Slot>,
+    /// Per slot, once run.
+    done: Vec<Done>,
     /// Per round: the frames to try under each key.
     groups: Vec<(KeyId, Suite, Vec<usize>)>,
     /// The engines of the candidates, bound by [`Batch::bind`].
-    engines: Vec<(KeyId, Arc<BatchKey>)>,
+    engines: Option<Arc<Engines>>,
 }
 
 /// Shared copies of a store's multi-frame engines, made once per key, so
 /// that a batch can be unprotected on another thread.
-#[derive(Default)]
-pub(crate) struct Engines(HashMap<KeyId, Option<Arc<BatchKey>>>);
+#[derive(Default, Clone)]
+pub(crate) struct Engines(HashMap<KeyId, Arc<BatchKey>>);
+
+impl Engines {
+    /// True when the engine of `id` is here.
+    pub(crate) fn has(&self, id: KeyId) -> bool {
+        self.0.contains_key(&id)
+    }
+
+    /// Adds the engine of `id` when the store has one (and it is not
+    /// here yet).
+    pub(crate) fn add<K: KeyStore + ?Sized>(&mut self, keys: &K, id: KeyId) {
+        if !self.has(id) {
+            if let Some(k) = keys.batch_key(id) {
+                self.0.insert(id, Arc::new(k.clone()));
+            }
+        }
+    }
+}
 
 impl Batch {
     /// Forgets every queued frame (the scratch is reused, and wiped when
@@ -115,29 +143,17 @@ impl Batch {
         self.queued = 0;
         self.scratch.clear();
         self.slots.clear();
-        self.engines.clear();
+        self.done.clear();
+        self.engines = None;
     }
 
-    /// Binds the engine of every candidate of the queued frames (a key
-    /// without one leaves its frames [`Outcome::Unusable`]).
-    pub(crate) fn bind<K: KeyStore + ?Sized>(&mut self, keys: &K, engines: &mut Engines) {
-        self.engines.clear();
-        let mut last = None;
-        for s in &self.slots {
-            for &(id, _) in s.cands.ids() {
-                if last == Some(id) || self.engines.iter().any(|(k, _)| *k == id) {
-                    continue;
-                }
-                last = Some(id);
-                let e = engines
-                    .0
-                    .entry(id)
-                    .or_insert_with(|| keys.batch_key(id).map(|k| Arc::new(k.clone())));
-                if let Some(e) = e {
-                    self.engines.push((id, e.clone()));
-                }
-            }
-        }
+    /// Binds the engines the queued frames' candidates are tried with: a
+    /// key whose engine `engines` lacks leaves its frames
+    /// [`Outcome::Unusable`]. (One set for every batch, kept up to date as
+    /// candidates are looked up, rather than gathered here frame by
+    /// frame.)
+    pub(crate) fn bind(&mut self, engines: &Arc<Engines>) {
+        self.engines = Some(engines.clone());
     }
 
     /// The bytes the frames queued next are in (until [`Batch::clear`]).
@@ -157,12 +173,9 @@ impl Batch {
         let len = src.end.saturating_sub(src.start);
         self.slots.push(Slot {
             src: src.start,
-            off: self.queued,
             len,
             want_fcs,
-            fcs: 0,
             cands,
-            outcome: Outcome::Pending,
         });
         self.queued += len;
         self.slots.len() - 1
@@ -173,26 +186,38 @@ impl Batch {
         self.scratch.clear();
         self.scratch.reserve(self.queued);
         let input: &[u8] = self.input.as_deref().map_or(&[], |v| v.as_slice());
-        for s in &mut self.slots {
-            match input.get(s.src..s.src + s.len) {
-                Some(f) => self.scratch.extend_from_slice(f),
-                None => s.len = 0,
-            }
-            s.off = self.scratch.len() - s.len;
+        self.done.clear();
+        for s in &self.slots {
+            let off = self.scratch.len();
+            let len = match input.get(s.src..s.src + s.len) {
+                Some(f) => {
+                    self.scratch.extend_from_slice(f);
+                    s.len
+                }
+                None => 0,
+            };
+            self.done.push(Done {
+                off,
+                len,
+                fcs: 0,
+                outcome: Outcome::Pending,
+            });
         }
     }
 
     /// The FCS of a verified frame's plaintext, if it was asked for.
     pub(crate) fn fcs(&self, i: usize) -> Option<u32> {
-        self.slots
+        let want = self.slots.get(i).is_some_and(|s| s.want_fcs);
+        self.done
             .get(i)
-            .filter(|s| s.want_fcs && matches!(s.outcome, Outcome::Verified(..)))
-            .map(|s| s.fcs)
+            .filter(|d| want && matches!(d.outcome, Outcome::Verified(..)))
+            .map(|d| d.fcs)
     }
 
-    /// The outcome of frame `i` (`Unusable` for an index never queued).
+    /// The outcome of frame `i` (`Unusable` for an index never queued or
+    /// not run yet).
     pub(crate) fn outcome(&self, i: usize) -> Outcome {
-        self.slots.get(i).map_or(Outcome::Unusable, |s| s.outcome)
+        self.done.get(i).map_or(Outcome::Unusable, |d| d.outcome)
     }
 
     /// The candidates frame `i` was queued with.
@@ -202,8 +227,8 @@ impl Batch {
 
     /// The plaintext MPDU of a verified frame.
     pub(crate) fn plaintext(&self, i: usize) -> &[u8] {
-        match self.slots.get(i) {
-            Some(Slot {
+        match self.done.get(i) {
+            Some(Done {
                 off,
                 outcome: Outcome::Verified(_, _, u),
                 ..
@@ -222,12 +247,12 @@ impl Batch {
         for round in 0..MAX_CANDIDATES {
             groups.clear();
             let mut last = usize::MAX;
-            for (i, s) in self.slots.iter_mut().enumerate() {
-                if s.outcome != Outcome::Pending {
+            for (i, (s, d)) in self.slots.iter().zip(&mut self.done).enumerate() {
+                if d.outcome != Outcome::Pending {
                     continue;
                 }
                 let Some(&(id, suite)) = s.cands.ids().get(round) else {
-                    s.outcome = Outcome::Failed;
+                    d.outcome = Outcome::Failed;
                     continue;
                 };
                 // Frames of one key mostly come in runs.
@@ -250,10 +275,10 @@ impl Batch {
                 break;
             }
             // Disjoint views of every queued frame, in scratch order.
-            let mut views: Vec<&mut [u8]> = Vec::with_capacity(self.slots.len());
+            let mut views: Vec<&mut [u8]> = Vec::with_capacity(self.done.len());
             let mut rest: &mut [u8] = &mut self.scratch;
             let mut at = 0usize;
-            for s in &self.slots {
+            for s in &self.done {
                 let (_, tail) = std::mem::take(&mut rest).split_at_mut(s.off - at);
                 let (frame, tail) = tail.split_at_mut(s.len);
                 views.push(frame);
@@ -263,14 +288,14 @@ impl Batch {
             for (id, suite, group) in &groups {
                 let engine = self
                     .engines
-                    .iter()
-                    .find(|(k, _)| k == id)
-                    .map(|(_, e)| &**e)
+                    .as_ref()
+                    .and_then(|e| e.0.get(id))
+                    .map(|e| &**e)
                     .filter(|k| k.suite() == *suite);
                 let Some(engine) = engine else {
                     for &i in group {
-                        if let Some(s) = self.slots.get_mut(i) {
-                            s.outcome = Outcome::Unusable;
+                        if let Some(d) = self.done.get_mut(i) {
+                            d.outcome = Outcome::Unusable;
                         }
                     }
                     continue;
@@ -281,8 +306,8 @@ impl Batch {
                     for &i in group {
                         let v = views.get_mut(i).map(std::mem::take).unwrap_or_default();
                         if let Ok(u) = k.unprotect_in_place(v) {
-                            if let Some(s) = self.slots.get_mut(i) {
-                                s.outcome = Outcome::Verified(*id, *suite, u);
+                            if let Some(d) = self.done.get_mut(i) {
+                                d.outcome = Outcome::Verified(*id, *suite, u);
                             }
                         }
                     }
@@ -297,19 +322,19 @@ impl Batch {
                 engine.unprotect_batch(&mut frames);
                 for (f, &i) in frames.iter().zip(group) {
                     if let Status::Unprotected(u) = f.status() {
-                        if let Some(s) = self.slots.get_mut(i) {
-                            s.outcome = Outcome::Verified(*id, *suite, u);
+                        if let Some(d) = self.done.get_mut(i) {
+                            d.outcome = Outcome::Verified(*id, *suite, u);
                         }
                     }
                 }
             }
         }
-        for s in &mut self.slots {
-            match s.outcome {
-                Outcome::Pending => s.outcome = Outcome::Failed,
+        for (s, d) in self.slots.iter().zip(&mut self.done) {
+            match d.outcome {
+                Outcome::Pending => d.outcome = Outcome::Failed,
                 Outcome::Verified(_, _, u) if s.want_fcs => {
-                    let plain = self.scratch.get(s.off..s.off + u.len());
-                    s.fcs = super::link::fcs(plain.unwrap_or_default());
+                    let plain = self.scratch.get(d.off..d.off + u.len());
+                    d.fcs = super::link::fcs(plain.unwrap_or_default());
                 }
                 _ => {}
             }
@@ -412,7 +437,11 @@ mod tests {
         for ((_, c, _), r) in frames.iter().zip(at) {
             b.push(r, true, *c);
         }
-        b.bind(&keys, &mut Engines::default());
+        let mut engines = Engines::default();
+        for &(id, _) in &ids {
+            engines.add(&keys, id);
+        }
+        b.bind(&Arc::new(engines));
         b.run();
         for (i, (f, _, want)) in frames.iter().enumerate() {
             match (b.outcome(i), want) {
@@ -469,7 +498,10 @@ mod tests {
         b.push(0..n, false, Candidates::new([id]).unwrap());
         let unknown = (KeyId(0xdead), Suite::Ccmp128);
         b.push(n..2 * n, false, Candidates::new([unknown]).unwrap());
-        b.bind(&keys, &mut Engines::default());
+        let mut engines = Engines::default();
+        engines.add(&keys, id.0);
+        engines.add(&keys, unknown.0);
+        b.bind(&Arc::new(engines));
         b.run();
         assert_eq!(b.outcome(0), Outcome::Verified(id.0, Suite::Gcmp128, u));
         assert_eq!(b.plaintext(0), &want[..u.len()]);

@@ -104,7 +104,10 @@ const MEMO_LINEAR: usize = 32;
 /// afresh (counted in `resets`).
 struct Memo<K, V> {
     index: FastMap<K, usize>,
-    items: Vec<(K, V)>,
+    /// The keys apart from the values, so that a search compares keys
+    /// packed together, not one per value's cache line.
+    keys: Vec<K>,
+    values: Vec<V>,
     last: usize,
     cap: usize,
     spill: Option<K>,
@@ -115,7 +118,8 @@ impl<K, V> Memo<K, V> {
     fn new(cap: usize, spill: Option<K>) -> Self {
         Memo {
             index: FastMap::default(),
-            items: Vec::new(),
+            keys: Vec::new(),
+            values: Vec::new(),
             last: usize::MAX,
             cap,
             spill,
@@ -127,34 +131,34 @@ impl<K, V> Memo<K, V> {
 impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
     /// The entry of `k`, created with the default value.
     fn get(&mut self, k: K) -> &mut V {
-        let hit = matches!(self.items.get(self.last), Some((lk, _)) if *lk == k);
+        let hit = self.keys.get(self.last) == Some(&k);
         if !hit {
             // A handful of links and keys: comparing them costs less than
             // hashing the key (the profile of a capture of 8 stations,
             // whose frames alternate, showed the hash map's lookups).
-            let found = if self.items.len() <= MEMO_LINEAR {
-                self.items.iter().position(|(x, _)| *x == k)
+            let found = if self.keys.len() <= MEMO_LINEAR {
+                self.keys.iter().position(|x| *x == k)
             } else {
                 self.index.get(&k).copied()
             };
             self.last = match found {
                 Some(i) => i,
                 None => {
-                    let k = if self.items.len() < self.cap {
+                    let k = if self.keys.len() < self.cap {
                         k
                     } else if let Some(s) = self.spill {
                         s
                     } else {
-                        self.index.clear();
-                        self.items.clear();
+                        self.clear();
                         self.resets += 1;
                         k
                     };
                     match self.index.get(&k) {
                         Some(&i) => i,
                         None => {
-                            self.items.push((k, V::default()));
-                            let i = self.items.len() - 1;
+                            self.keys.push(k);
+                            self.values.push(V::default());
+                            let i = self.keys.len() - 1;
                             self.index.insert(k, i);
                             i
                         }
@@ -162,11 +166,19 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
                 }
             };
         }
-        &mut self.items[self.last].1
+        &mut self.values[self.last]
     }
 
     fn into_items(self) -> Vec<(K, V)> {
-        self.items
+        self.keys.into_iter().zip(self.values).collect()
+    }
+
+    /// Forgets every entry (not counted in `resets`).
+    fn clear(&mut self) {
+        self.index.clear();
+        self.keys.clear();
+        self.values.clear();
+        self.last = usize::MAX;
     }
 }
 
@@ -175,7 +187,7 @@ impl<K: std::hash::Hash + Eq + Copy, V: Default> Memo<K, V> {
 const MAX_LINKS: usize = 4096;
 /// The entry of the links past [`MAX_LINKS`]: no link has a broadcast
 /// BSSID and a broadcast station.
-const SPILL_LINK: (MacAddr, Option<MacAddr>) = (MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
+const SPILL_LINK: LinkKey = link_key(MacAddr([0xff; 6]), Some(MacAddr([0xff; 6])));
 /// The name of `SPILL_LINK` in the summary.
 pub const SPILL_LINK_NAME: &str = "other links";
 /// Replay states (key, transmitter) kept at once: past that, every
@@ -748,19 +760,19 @@ fn candidates<'k, K: KeyStore>(
 
 /// The BSS and station of a frame: the station is `None` for group
 /// addressed frames.
-fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> (MacAddr, Option<MacAddr>) {
+fn link_of(f: &Located<'_>, bssid: Option<MacAddr>, ta: MacAddr) -> LinkKey {
     if f.fc.has_addr4() && !f.ra.is_group() {
         // A 4-address (WDS, mesh) link is one link both ways: named by
         // its two ends, in order.
         let (a, b) = if f.ra < ta { (f.ra, ta) } else { (ta, f.ra) };
-        return (a, Some(b));
+        return link_key(a, Some(b));
     }
     let bssid = bssid.unwrap_or(ta);
     if f.ra.is_group() {
-        return (bssid, None);
+        return link_key(bssid, None);
     }
     let sta = if f.ra == bssid { ta } else { f.ra };
-    (bssid, Some(sta))
+    link_key(bssid, Some(sta))
 }
 
 /// True when a frame belongs to the BSS `--bssid` names (or none is
@@ -862,6 +874,86 @@ struct Loc {
     ta: Option<MacAddr>,
     tid: u8,
     bssid: Option<MacAddr>,
+    /// Of a protected frame: its key lookup, `None` when its security
+    /// header is unparsable.
+    query: Option<Query>,
+    /// Of a protected frame: what tells a later copy of it.
+    mark: Mark,
+}
+
+/// What a protected frame's key lookup depends on, from its MAC and
+/// security headers, found when the frame is located.
+#[derive(Clone, Copy)]
+struct Query {
+    /// The Key ID of the security header.
+    key_id: u8,
+    /// The header is WEP's (ExtIV clear).
+    wep: bool,
+    /// The header looks like TKIP's (see [`looks_like_tkip`]).
+    tkip_hint: bool,
+    /// The key the candidates are cached under (RA, TA, group, Key ID,
+    /// WEP, TKIP hint), `None` without a TA.
+    key: Option<QueryKey>,
+}
+
+impl Query {
+    fn of(fc: FrameControl, ra: MacAddr, ta: Option<MacAddr>, body: &[u8]) -> Option<Query> {
+        if !fc.protected() {
+            return None;
+        }
+        let (kind, key_id) = classify(body).ok()?;
+        let wep = kind == HeaderKind::Wep;
+        let tkip_hint = !wep && looks_like_tkip(body);
+        let key = ta.map(|ta| {
+            let flags = u64::from(ra.is_group()) | u64::from(wep) << 1 | u64::from(tkip_hint) << 2;
+            (
+                mac_u64(ra) | u64::from(key_id) << 48,
+                mac_u64(ta) | flags << 48,
+            )
+        });
+        Some(Query {
+            key_id,
+            wep,
+            tkip_hint,
+            key,
+        })
+    }
+}
+
+/// A MAC address as the low 48 bits of a word.
+const fn mac_u64(m: MacAddr) -> u64 {
+    let b = m.0;
+    u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], 0, 0])
+}
+
+/// The MAC address in the low 48 bits of a word.
+fn u64_mac(w: u64) -> MacAddr {
+    let b = w.to_le_bytes();
+    MacAddr([b[0], b[1], b[2], b[3], b[4], b[5]])
+}
+
+/// A link (BSS, station) as the key of its counters, two words that
+/// compare at once: the BSSID with bit 48 set when there is a station,
+/// and the station.
+type LinkKey = (u64, u64);
+
+const fn link_key(bssid: MacAddr, sta: Option<MacAddr>) -> LinkKey {
+    match sta {
+        Some(st) => (mac_u64(bssid) | 1 << 48, mac_u64(st)),
+        None => (mac_u64(bssid), 0),
+    }
+}
+
+/// The link of a [`LinkKey`].
+fn key_link((b, st): LinkKey) -> (MacAddr, Option<MacAddr>) {
+    (u64_mac(b), (b >> 48 != 0).then(|| u64_mac(st)))
+}
+
+/// A key and transmitter as the key of their replay state.
+type RxKey = (u64, u64);
+
+fn rx_key(id: KeyId, ta: MacAddr) -> RxKey {
+    (u64::from(id.0), mac_u64(ta))
 }
 
 impl Loc {
@@ -876,16 +968,27 @@ impl Loc {
             return None;
         }
         let framing = link::locate_unpadded(iface, fcs, data).ok()?;
-        let h = Header::new_checked(link::mpdu(data, &framing)).ok()?;
+        let mpdu = link::mpdu(data, &framing);
+        let h = Header::new_checked(mpdu).ok()?;
+        let (fc, header_len, ra, ta) = (h.frame_control(), h.header_len(), h.ra(), h.ta());
+        let body = mpdu.get(header_len..).unwrap_or_default();
+        let query = Query::of(fc, ra, ta, body);
+        let mark = if fc.protected() {
+            Mark::of(mpdu)
+        } else {
+            Mark::default()
+        };
         Some(Loc {
             framing,
             pad,
-            fc: h.frame_control(),
-            header_len: h.header_len(),
-            ra: h.ra(),
-            ta: h.ta(),
+            fc,
+            header_len,
+            ra,
+            ta,
             tid: h.tid(),
             bssid: h.bssid(),
+            query,
+            mark,
         })
     }
 
@@ -959,27 +1062,29 @@ fn new_orig_len(orig_len: u32, old: usize, new: usize) -> u32 {
 
 /// What key lookups of protected frames depend on: RA, TA, group
 /// addressed, Key ID, WEP, and whether the header looks like TKIP's (the
-/// order the candidates are tried in).
-type QueryKey = (MacAddr, MacAddr, bool, u16, bool, bool);
+/// order the candidates are tried in), in two words: RA and the Key ID,
+/// TA and the three flags (see [`Query::of`]).
+type QueryKey = (u64, u64);
 
 /// The counters of `wisec decrypt` while the capture streams.
 struct Decrypter {
     cfg: DecryptConfig,
     s: DecryptSummary,
     suites: Vec<(&'static str, SuiteStats)>,
-    counters: Memo<(KeyId, MacAddr), RxState>,
-    links: Memo<(MacAddr, Option<MacAddr>), LinkAcc>,
+    counters: Memo<RxKey, RxState>,
+    links: Memo<LinkKey, LinkAcc>,
     /// One buffer for every frame-by-frame trial decryption.
     buf: Vec<u8>,
     /// One buffer for Ethernet frames.
     eth: Vec<u8>,
-    /// Candidate keys by (RA, TA, group, Key ID), valid for `cache_gen`;
-    /// `None`: the frame takes the frame-by-frame path.
-    cache: FastMap<QueryKey, Option<Candidates>>,
-    cache_last: Option<(QueryKey, Option<Candidates>)>,
+    /// Candidate keys by (RA, TA, group, Key ID), valid for `cache_gen`
+    /// (`None` until looked up); `Some(None)`: the frame takes the
+    /// frame-by-frame path.
+    cache: Memo<QueryKey, Option<Option<Candidates>>>,
     cache_gen: Option<u64>,
-    /// Shared copies of the multi-frame engines.
-    engines: Engines,
+    /// Shared copies of the multi-frame engines of every candidate key
+    /// queued so far, bound to every batch.
+    engines: std::sync::Arc<Engines>,
 }
 
 /// A stretch of the capture: packets read, their frames located, and
@@ -1069,10 +1174,9 @@ impl Decrypter {
             links: Memo::new(MAX_LINKS, Some(SPILL_LINK)),
             buf: Vec::with_capacity(4096),
             eth: Vec::with_capacity(4096),
-            cache: FastMap::default(),
-            cache_last: None,
+            cache: Memo::new(MAX_CACHED_QUERIES, None),
             cache_gen: None,
-            engines: Engines::default(),
+            engines: std::sync::Arc::default(),
         }
     }
 
@@ -1089,31 +1193,20 @@ impl Decrypter {
         if !wanted {
             return None;
         }
-        let mpdu = link::mpdu(data, &l.framing);
-        let body = mpdu.get(l.header_len..)?;
-        let (kind, key_id) = classify(body).ok()?;
-        let wep = kind == HeaderKind::Wep;
-        let tkip_hint = !wep && looks_like_tkip(body);
-        let group = l.ra.is_group();
-        let key = (l.ra, ta, group, u16::from(key_id), wep, tkip_hint);
-        if let Some((k, c)) = self.cache_last {
-            if k == key {
-                return c;
-            }
-        }
-        if let Some(c) = self.cache.get(&key) {
-            self.cache_last = Some((key, *c));
-            return *c;
+        let query = l.query?;
+        let entry = self.cache.get(query.key?);
+        if let Some(c) = *entry {
+            return c;
         }
         let q = KeyQuery {
             ra: l.ra,
             ta,
-            group,
-            wep,
-            key_id: u16::from(key_id),
-            frame: mpdu,
+            group: l.ra.is_group(),
+            wep: query.wep,
+            key_id: u16::from(query.key_id),
+            frame: link::mpdu(data, &l.framing),
         };
-        let cands = candidates(keys, &q, self.cfg.suite, tkip_hint);
+        let cands = candidates(keys, &q, self.cfg.suite, query.tkip_hint);
         let engines = cands
             .iter()
             .all(|(id, k)| keys.batch_key(*id).is_some_and(|b| b.suite() == k.suite()));
@@ -1122,11 +1215,15 @@ impl Decrypter {
         } else {
             None
         };
-        if self.cache.len() >= MAX_CACHED_QUERIES {
-            self.cache.clear();
+        if c.is_some() && cands.iter().any(|(id, _)| !self.engines.has(*id)) {
+            // The batches of earlier stretches may share the set: a copy
+            // then, once per new key.
+            let e = std::sync::Arc::make_mut(&mut self.engines);
+            for (id, _) in &cands {
+                e.add(keys, *id);
+            }
         }
-        self.cache.insert(key, c);
-        self.cache_last = Some((key, c));
+        *entry = Some(c);
         c
     }
 
@@ -1149,7 +1246,6 @@ impl Decrypter {
         let gen = keys.key_generation();
         if gen != self.cache_gen {
             self.cache.clear();
-            self.cache_last = None;
             self.cache_gen = gen;
         }
         for (n, (m, loc)) in c.metas.iter().zip(&c.locs).enumerate() {
@@ -1173,7 +1269,7 @@ impl Decrypter {
             c.slots.push(slot);
         }
         for batch in batches.iter_mut() {
-            batch.bind(keys, &mut self.engines);
+            batch.bind(&self.engines);
         }
         gen
     }
@@ -1312,7 +1408,13 @@ impl Decrypter {
         }
 
         s.protected += 1;
-        let Ok((kind, key_id)) = classify(body) else {
+        let Some(Query {
+            key_id,
+            wep,
+            tkip_hint,
+            ..
+        }) = loc.and_then(|l| l.query)
+        else {
             s.unchanged += 1;
             s.unparsable += 1;
             *self
@@ -1323,9 +1425,8 @@ impl Decrypter {
                 .or_default() += 1;
             return original(out, !eth);
         };
-        let wep = kind == HeaderKind::Wep;
-        // Try TKIP first when the header looks like TKIP's, last otherwise.
-        let tkip_hint = !wep && looks_like_tkip(body);
+        // TKIP is tried first when the header looks like TKIP's, last
+        // otherwise.
         let fallback = if wep {
             "wep"
         } else if let Some(s) = cfg.suite {
@@ -1451,8 +1552,9 @@ impl Decrypter {
             } else {
                 ReplaySlot::Tid(f.tid)
             };
-            let rx = self.counters.get((id, ta));
-            let seen = Seen::of(f.mpdu, slot, proof.pn());
+            let rx = self.counters.get(rx_key(id, ta));
+            let mark = loc.map(|l| l.mark).unwrap_or_default();
+            let seen = Seen::of(mark, slot, proof.pn());
             if rx.counters.accept(slot, &proof).is_ok() {
                 rx.remember(seen);
             } else {
@@ -1563,36 +1665,54 @@ impl Decrypter {
 struct Seen {
     slot: u8,
     pn: u64,
+    frame: Mark,
+}
+
+/// What [`Seen`] keeps of the protected MPDU itself, taken when the frame
+/// is located (by the thread that reads the capture).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Mark {
     fc: u16,
     seq_ctl: u16,
     len: usize,
     tail: [u8; 16],
 }
 
-/// Frame Control's Retry bit (IEEE Std 802.11-2020, 9.2.4.1.5).
-const FC_RETRY: u16 = 0x0800;
-
-impl Seen {
-    fn of(mpdu: &[u8], slot: ReplaySlot, pn: u64) -> Seen {
-        let slot = match slot {
-            ReplaySlot::Tid(t) => t,
-            ReplaySlot::Management => 0xff,
-        };
+impl Mark {
+    fn of(mpdu: &[u8]) -> Mark {
         let w = |i: usize| {
             mpdu.get(i..i + 2)
                 .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]))
         };
-        let mut tail = [0u8; 16];
-        let t = &mpdu[mpdu.len().saturating_sub(16)..];
-        tail[16 - t.len()..].copy_from_slice(t);
-        Seen {
-            slot,
-            pn,
+        // The last 16 octets, zeros first for a shorter MPDU (a copy of
+        // a fixed length where it has them: no call to memcpy).
+        let tail = match mpdu.last_chunk::<16>() {
+            Some(t) => *t,
+            None => {
+                let mut tail = [0u8; 16];
+                tail[16 - mpdu.len()..].copy_from_slice(mpdu);
+                tail
+            }
+        };
+        Mark {
             fc: w(0),
             seq_ctl: w(22),
             len: mpdu.len(),
             tail,
         }
+    }
+}
+
+/// Frame Control's Retry bit (IEEE Std 802.11-2020, 9.2.4.1.5).
+const FC_RETRY: u16 = 0x0800;
+
+impl Seen {
+    fn of(frame: Mark, slot: ReplaySlot, pn: u64) -> Seen {
+        let slot = match slot {
+            ReplaySlot::Tid(t) => t,
+            ReplaySlot::Management => 0xff,
+        };
+        Seen { slot, pn, frame }
     }
 }
 
@@ -1641,17 +1761,18 @@ impl RxState {
             let r = &self.recent[i];
             let same = r.slot == s.slot
                 && r.pn == s.pn
-                && r.seq_ctl == s.seq_ctl
-                && r.len == s.len
-                && r.tail == s.tail;
+                && r.frame.seq_ctl == s.frame.seq_ctl
+                && r.frame.len == s.frame.len
+                && r.frame.tail == s.frame.tail;
             if !same {
                 continue;
             }
-            if s.fc == r.fc {
+            let (fc, rfc) = (s.frame.fc, r.frame.fc);
+            if fc == rfc {
                 return Some(Repeat::Duplicate);
             }
-            if s.fc & FC_RETRY != 0
-                && (s.fc & !FC_RETRY) == (r.fc & !FC_RETRY)
+            if fc & FC_RETRY != 0
+                && (fc & !FC_RETRY) == (rfc & !FC_RETRY)
                 && newest_in_slot == Some(i)
             {
                 return Some(Repeat::Retransmission);
@@ -1895,9 +2016,10 @@ impl Decrypter {
             s.not_written += s.unchanged;
         }
         s.replay_state_resets = d.counters.resets;
-        for ((bssid, sta), acc) in d.links.into_items() {
+        for (key, acc) in d.links.into_items() {
+            let (bssid, sta) = key_link(key);
             let name = match sta {
-                _ if (bssid, sta) == SPILL_LINK => SPILL_LINK_NAME.to_string(),
+                _ if key == SPILL_LINK => SPILL_LINK_NAME.to_string(),
                 Some(st) => format!("{bssid} {st}"),
                 None => format!("{bssid} group"),
             };
@@ -1924,7 +2046,7 @@ impl Decrypter {
 fn verify_bip<K: KeyStore>(
     suites: &mut Vec<(&'static str, SuiteStats)>,
     acc: &mut LinkAcc,
-    counters: &mut Memo<(KeyId, MacAddr), RxState>,
+    counters: &mut Memo<RxKey, RxState>,
     keys: &K,
     f: &Located<'_>,
     ta: MacAddr,
@@ -1961,7 +2083,7 @@ fn verify_bip<K: KeyStore>(
             let st = suite_stats(suites, k.suite().name());
             st.seen += 1;
             // BIP replay protection: the IPN must increase (12.5.4.5).
-            let c = &mut counters.get((*id, ta)).counters;
+            let c = &mut counters.get(rx_key(*id, ta)).counters;
             if c.accept(ReplaySlot::Management, &proof).is_err() {
                 st.replays += 1;
                 acc.replays += 1;
