@@ -309,41 +309,6 @@ fn nonce_of(ch: &Chunk, i: usize) -> [u8; NONCE_LEN] {
     n
 }
 
-/// The octets of MAC header octets 16..32 that the second AAD block keeps,
-/// by (Address 4 present, QoS Control present), as a little-endian mask
-/// (IEEE Std 802.11-2020, 12.5.3.3.3): the end of A3 (16..22), the
-/// Sequence Control field with the sequence number masked (the fragment
-/// number, the low nibble of octet 22, stays), A4 (24..30) when present,
-/// and of the QoS Control field only the TID (its first octet's low
-/// nibble; the second octet is 0). HT Control is not in the AAD.
-const fn aad2_mask(a4: bool, qos: bool) -> u128 {
-    let mut m = [0u8; 16];
-    let mut k = 0;
-    while k < 6 {
-        m[k] = 0xff;
-        k += 1;
-    }
-    m[6] = 0x0f;
-    if a4 {
-        let mut k = 8;
-        while k < 14 {
-            m[k] = 0xff;
-            k += 1;
-        }
-    }
-    if qos {
-        m[if a4 { 14 } else { 8 }] = 0x0f;
-    }
-    u128::from_le_bytes(m)
-}
-
-const AAD2_MASK: [u128; 4] = [
-    aad2_mask(false, false),
-    aad2_mask(false, true),
-    aad2_mask(true, false),
-    aad2_mask(true, true),
-];
-
 /// Fills the CCM blocks of frame `i` straight from the octets of its MAC
 /// header at the start of `buf` (already checked to hold the `fc` header
 /// of a data or management frame; `buf` has at least 32 octets, which
@@ -363,36 +328,22 @@ fn fill(
     body_len: usize,
     tag_len: usize,
 ) -> Result<()> {
-    let h = buf.first_chunk::<32>().ok_or(Error::Malformed)?;
-    let mut lo = [0u8; 16];
-    let mut hi = [0u8; 16];
-    lo.copy_from_slice(&h[..16]);
-    hi.copy_from_slice(&h[16..]);
-    let (h0, h1) = (u128::from_le_bytes(lo), u128::from_le_bytes(hi));
-    let a4 = fc.has_addr4();
-    let qos = fc.is_qos_data();
+    if buf.len() < 32 {
+        return Err(Error::Malformed);
+    }
+    let (h0, h1) = ccmp::header_words(buf);
     // 12.5.3.3.3: FC (masked) || A1 || A2 || A3 || SC (sequence number
     // masked) || A4 if present || QC (TID only) if present, after the
     // 2-octet big-endian length (RFC 3610, 2.2). FC replaces octets 0..2
     // of the header, the length goes in front: the rest of block 1 is
     // header octets 4..16 as they are.
-    let aad_len = 22 + if a4 { 6 } else { 0 } + if qos { 2 } else { 0 };
+    let (aad2, aad_len) = ccmp::aad_tail(fc, h1);
     let fcm = ccmp::aad_frame_control(fc).0;
     let aad1 = (h0 & !0xffff_ffff) | ((aad_len as u128) << 8) | (u128::from(fcm) << 16);
-    let aad2 = h1 & AAD2_MASK[usize::from(a4) * 2 + usize::from(qos)];
     // 12.5.3.3.4: Nonce Flags (priority = TID, Management bit) || A2
     // (header octets 10..16) || PN5..PN0; then the 2-octet counter.
-    let tid = if qos {
-        (h1 >> if a4 { 112 } else { 64 }) as u8 & 0x0f
-    } else {
-        0
-    };
-    let flags = tid | if fc.is_mgmt() { 0x10 } else { 0 };
-    let a2 = (h0 >> 80) & 0xffff_ffff_ffff;
-    // PN0 ends up last: (pn << 16) byte-swapped is PN5..PN0, 0, 0.
-    let pn_be = (pn << 16).swap_bytes();
-    let a0 =
-        (CCM_L as u128 - 1) | (u128::from(flags) << 8) | (a2 << 16) | (u128::from(pn_be) << 64);
+    let flags = ccmp::nonce_flags(fc, h1);
+    let a0 = (CCM_L as u128 - 1) | (u128::from(flags) << 8) | (ccmp::a2_pn_word(h0, pn) << 16);
     // RFC 3610, 2.2: B_0 flags = Adata || M' || L', and l(m) big endian
     // in the counter octets.
     let b0_flags = 0x40 | ((((tag_len - 2) / 2) as u8 & 7) << 3) | (CCM_L - 1) as u8;
@@ -894,22 +845,5 @@ mod tests {
             assert_eq!(&dst[2..2 + r], &src[..r], "store of {r} octets");
             assert!(dst[..2].iter().chain(&dst[2 + r..]).all(|&b| b == 0x55));
         }
-    }
-
-    #[test]
-    fn aad2_masks_keep_the_fields_of_12_5_3_3_3() {
-        // No A4, no QoS: the end of A3 and the fragment number only.
-        let m = AAD2_MASK[0].to_le_bytes();
-        assert_eq!(
-            m,
-            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-        );
-        // QoS without A4: the TID right after Sequence Control.
-        assert_eq!(AAD2_MASK[1].to_le_bytes()[8], 0x0f);
-        assert_eq!(AAD2_MASK[1].to_le_bytes()[9..], [0; 7]);
-        // A4 with QoS: A4, then the TID.
-        let m = AAD2_MASK[3].to_le_bytes();
-        assert_eq!(m[8..14], [0xff; 6]);
-        assert_eq!(m[14..], [0x0f, 0]);
     }
 }

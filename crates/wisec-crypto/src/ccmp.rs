@@ -31,9 +31,12 @@ pub const CCM_L: usize = 2;
 
 /// The additional authentication data of a CCMP or GCMP MPDU: up to
 /// [`AAD_MAX_LEN`] bytes.
+///
+/// Octets past the length are zero (two more than [`AAD_MAX_LEN`] are
+/// kept, so that [`aad_from_words`] writes two whole 16-octet words).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Aad {
-    bytes: [u8; AAD_MAX_LEN],
+    bytes: [u8; 32],
     len: usize,
 }
 
@@ -96,7 +99,7 @@ pub fn aad<T: AsRef<[u8]>>(header: &Header<T>) -> Result<Aad> {
     let fc = header.frame_control();
     check_protectable_type(fc)?;
     let mut a = Aad {
-        bytes: [0; AAD_MAX_LEN],
+        bytes: [0; 32],
         len: 0,
     };
     let mut put = |bytes: &[u8]| {
@@ -121,6 +124,110 @@ pub fn aad<T: AsRef<[u8]>>(header: &Header<T>) -> Result<Aad> {
         put(&(qc & 0x000f).to_le_bytes());
     }
     Ok(a)
+}
+
+/// The first 32 octets of a MAC header as two little-endian words, zero
+/// past the end of `frame`.
+#[inline(always)]
+pub(crate) fn header_words(frame: &[u8]) -> (u128, u128) {
+    let mut h = [0u8; 32];
+    match frame.first_chunk::<32>() {
+        Some(c) => h = *c,
+        None => h[..frame.len()].copy_from_slice(frame),
+    }
+    let (lo, hi) = h.split_at(16);
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 16];
+        w.copy_from_slice(b);
+        u128::from_le_bytes(w)
+    };
+    (word(lo), word(hi))
+}
+
+/// The octets of MAC header octets 16..32 that the AAD keeps, by
+/// (Address 4 present, QoS Control present), as a little-endian mask
+/// (IEEE Std 802.11-2020, 12.5.3.3.3): the end of A3 (16..22), the
+/// Sequence Control field with the sequence number masked (the fragment
+/// number, the low nibble of octet 22, stays), A4 (24..30) when present,
+/// and of the QoS Control field only the TID (its first octet's low
+/// nibble; the second octet is 0). HT Control is not in the AAD.
+const fn aad2_mask(a4: bool, qos: bool) -> u128 {
+    let mut m = [0u8; 16];
+    let mut k = 0;
+    while k < 6 {
+        m[k] = 0xff;
+        k += 1;
+    }
+    m[6] = 0x0f;
+    if a4 {
+        let mut k = 8;
+        while k < 14 {
+            m[k] = 0xff;
+            k += 1;
+        }
+    }
+    if qos {
+        m[if a4 { 14 } else { 8 }] = 0x0f;
+    }
+    u128::from_le_bytes(m)
+}
+
+const AAD2_MASK: [u128; 4] = [
+    aad2_mask(false, false),
+    aad2_mask(false, true),
+    aad2_mask(true, false),
+    aad2_mask(true, true),
+];
+
+/// Header octets 16..32 of `h1` as they enter the AAD (see
+/// [`aad2_mask`]), and the AAD's length, for the header of a data or
+/// management frame with frame control `fc`.
+#[inline(always)]
+pub(crate) fn aad_tail(fc: FrameControl, h1: u128) -> (u128, usize) {
+    let (a4, qos) = (fc.has_addr4(), fc.is_qos_data());
+    let len = 22 + if a4 { 6 } else { 0 } + if qos { 2 } else { 0 };
+    (h1 & AAD2_MASK[usize::from(a4) * 2 + usize::from(qos)], len)
+}
+
+/// [`aad`] built with whole-word masks from the header words of
+/// [`header_words`]: the same octets for the whole header of a data or
+/// management frame with frame control `fc` (the caller has checked
+/// both), without re-reading the header field by field. FC (masked)
+/// takes octets 0..2, header octets 4..16 follow as they are, then the
+/// masked octets 16..32.
+#[inline(always)]
+pub(crate) fn aad_from_words(fc: FrameControl, h0: u128, h1: u128) -> Aad {
+    let (tail, len) = aad_tail(fc, h1);
+    let fcm = u128::from(aad_frame_control(fc).0);
+    let lo = fcm | ((h0 >> 32) << 16) | (tail << 112);
+    let hi = tail >> 16;
+    let mut bytes = [0u8; 32];
+    bytes[..16].copy_from_slice(&lo.to_le_bytes());
+    bytes[16..].copy_from_slice(&hi.to_le_bytes());
+    Aad { bytes, len }
+}
+
+/// A2 (header octets 10..16) in the low 48 bits, then PN5..PN0: the GCMP
+/// nonce (12.5.5.3.4) in the low 12 octets, and the CCMP nonce
+/// (12.5.3.3.4) after its flags octet. `pn` is at most [`PN_MAX`].
+#[inline(always)]
+pub(crate) fn a2_pn_word(h0: u128, pn: u64) -> u128 {
+    let a2 = (h0 >> 80) & 0xffff_ffff_ffff;
+    // (pn << 16) byte-swapped is PN5..PN0, 0, 0 in memory order.
+    a2 | u128::from((pn << 16).swap_bytes()) << 48
+}
+
+/// The CCMP Nonce Flags octet (12.5.3.3.4) of a data or management frame
+/// from its frame control and header octets 16..32: the TID of a QoS
+/// data frame in bits 0..=3, bit 4 set for management frames.
+#[inline(always)]
+pub(crate) fn nonce_flags(fc: FrameControl, h1: u128) -> u8 {
+    let tid = if fc.is_qos_data() {
+        (h1 >> if fc.has_addr4() { 112 } else { 64 }) as u8 & 0x0f
+    } else {
+        0
+    };
+    tid | if fc.is_mgmt() { 0x10 } else { 0 }
 }
 
 /// The PN as PN5..PN0, most significant octet first.
@@ -164,8 +271,11 @@ pub(crate) trait MpduAead {
     /// The nonce type.
     type Nonce;
 
-    /// Builds the nonce from the MAC header and PN.
-    fn nonce(header: &Header<&[u8]>, pn: u64) -> Result<Self::Nonce>;
+    /// Builds the nonce of a data or management frame with frame control
+    /// `fc` from its header words ([`header_words`]) and a PN of at most
+    /// [`PN_MAX`] (the same as the public `nonce` function of the suite's
+    /// module, which the tests check it against).
+    fn nonce_from(fc: FrameControl, h0: u128, h1: u128, pn: u64) -> Self::Nonce;
 
     /// Encrypts `body` in place and writes the MIC to `mic`.
     fn seal(&self, nonce: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &mut [u8]) -> Result<()>;
@@ -215,8 +325,10 @@ pub(crate) fn tx_layout<S: MpduAead>(
     if room < total {
         return Err(Error::BufferTooSmall);
     }
-    let aad = aad(&header)?;
-    let nonce = S::nonce(&header, pn)?;
+    // Data or management (checked above), with its whole header.
+    let (h0, h1) = header_words(frame);
+    let aad = aad_from_words(fc, h0, h1);
+    let nonce = S::nonce_from(fc, h0, h1, pn);
     let mut fc = fc;
     fc.set_protected(true);
     Ok(TxLayout {
@@ -260,8 +372,11 @@ pub(crate) fn rx_layout<S: MpduAead>(frame: &[u8]) -> Result<RxLayout<S::Nonce>>
     }
     // 12.5.3.4.4 / 12.5.5.4.4: ExtIV must be set.
     let sec = CcmpHeader::parse(header.payload())?;
-    let aad = aad(&header)?;
-    let nonce = S::nonce(&header, sec.pn)?;
+    // Data or management (checked above), with its whole header; the PN
+    // has 48 bits.
+    let (h0, h1) = header_words(frame);
+    let aad = aad_from_words(fc, h0, h1);
+    let nonce = S::nonce_from(fc, h0, h1, sec.pn);
     Ok(RxLayout {
         hlen,
         body_start,
@@ -398,8 +513,13 @@ macro_rules! ccmp_suite {
             const MAX_BODY: usize = 0xffff;
             type Nonce = [u8; NONCE_LEN];
 
-            fn nonce(header: &Header<&[u8]>, pn: u64) -> Result<Self::Nonce> {
-                nonce(header, pn)
+            #[inline(always)]
+            fn nonce_from(fc: FrameControl, h0: u128, h1: u128, pn: u64) -> Self::Nonce {
+                // 12.5.3.3.4: Nonce Flags || A2 || PN5..PN0.
+                let w = u128::from(nonce_flags(fc, h1)) | a2_pn_word(h0, pn) << 8;
+                let mut n = [0u8; NONCE_LEN];
+                n.copy_from_slice(&w.to_le_bytes()[..NONCE_LEN]);
+                n
             }
 
             fn seal(
@@ -576,5 +696,60 @@ mod tests {
             Ccmp256::new(&[0u8; 24]).unwrap_err(),
             Error::InvalidParameter
         );
+    }
+
+    #[test]
+    fn aad2_masks_keep_the_fields_of_12_5_3_3_3() {
+        // No A4, no QoS: the end of A3 and the fragment number only.
+        let m = AAD2_MASK[0].to_le_bytes();
+        assert_eq!(
+            m,
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        );
+        // QoS without A4: the TID right after Sequence Control.
+        assert_eq!(AAD2_MASK[1].to_le_bytes()[8], 0x0f);
+        assert_eq!(AAD2_MASK[1].to_le_bytes()[9..], [0; 7]);
+        // A4 with QoS: A4, then the TID.
+        let m = AAD2_MASK[3].to_le_bytes();
+        assert_eq!(m[8..14], [0xff; 6]);
+        assert_eq!(m[14..], [0x0f, 0]);
+    }
+
+    proptest::proptest! {
+        /// The word-built AAD and nonces of the protect and unprotect
+        /// paths against the field-by-field builders ([`aad`], [`nonce`],
+        /// [`crate::gcmp::nonce`]): every data and management header
+        /// layout (A4, QoS, +HTC, Order, every flag), frames shorter and
+        /// longer than 32 octets, any PN.
+        #[test]
+        fn word_built_aad_and_nonces_match_the_field_builders(
+            fc_bits in proptest::prelude::any::<u16>(),
+            rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 38),
+            body in 0usize..12,
+            pn in 0u64..=PN_MAX,
+        ) {
+            // Protocol version 0, type 00 (management) or 10 (data).
+            let fc = FrameControl(fc_bits & !0x0007);
+            let mut frame = std::vec::Vec::from(fc.to_bytes());
+            frame.extend_from_slice(&rest);
+            let Ok(h) = Header::new_checked(&frame[..]) else {
+                return Ok(());
+            };
+            let hlen = h.header_len();
+            frame.truncate(hlen + body);
+            let h = Header::new_checked(&frame[..]).unwrap();
+            proptest::prop_assert!(fc.is_data() || fc.is_mgmt());
+            let (h0, h1) = header_words(&frame);
+            let ours = aad_from_words(fc, h0, h1);
+            proptest::prop_assert_eq!(ours, aad(&h).unwrap());
+            proptest::prop_assert_eq!(
+                <Ccmp128 as MpduAead>::nonce_from(fc, h0, h1, pn),
+                nonce(&h, pn).unwrap()
+            );
+            proptest::prop_assert_eq!(
+                <crate::gcmp::Gcmp128 as MpduAead>::nonce_from(fc, h0, h1, pn),
+                crate::gcmp::nonce(&h, pn).unwrap()
+            );
+        }
     }
 }

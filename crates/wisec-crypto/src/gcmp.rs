@@ -10,10 +10,11 @@
 
 use wisec_wire::mac_header::Header;
 use wisec_wire::security::{CcmpHeader, GCMP_HEADER_LEN, PN_MAX};
+use wisec_wire::FrameControl;
 use zeroize::Zeroize;
 
 use crate::batch::Path;
-use crate::ccmp::{pn_be, rx_layout, tx_layout, MpduAead};
+use crate::ccmp::{a2_pn_word, pn_be, rx_layout, tx_layout, MpduAead};
 use crate::gcm::Gcm;
 use crate::{Error, FrameProtector, Overhead, Result, Unprotected};
 
@@ -112,8 +113,12 @@ macro_rules! gcmp_suite {
             const MAX_BODY: usize = 0xffff;
             type Nonce = [u8; NONCE_LEN];
 
-            fn nonce(header: &Header<&[u8]>, pn: u64) -> Result<Self::Nonce> {
-                nonce(header, pn)
+            #[inline(always)]
+            fn nonce_from(_: FrameControl, h0: u128, _: u128, pn: u64) -> Self::Nonce {
+                // 12.5.5.3.4: A2 || PN5..PN0.
+                let mut n = [0u8; NONCE_LEN];
+                n.copy_from_slice(&a2_pn_word(h0, pn).to_le_bytes()[..NONCE_LEN]);
+                n
             }
 
             fn seal(

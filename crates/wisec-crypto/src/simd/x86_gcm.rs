@@ -36,6 +36,7 @@ use crate::batch::Path;
 const MAX_G: usize = 8;
 
 /// True when this CPU runs the GCM kernel of `path`.
+#[inline]
 pub(super) fn available(path: Path) -> bool {
     let need = match path {
         Path::Portable => return true,
@@ -572,6 +573,7 @@ wrapper!(
 
 /// Runs the kernel of `path` (see `super::gcm::crypt`, which checked the
 /// bounds of `io` and the lengths). `None` when the CPU lacks the path.
+#[inline]
 pub(super) fn crypt(
     path: Path,
     rk: &RoundKeys,
