@@ -35,6 +35,10 @@ use crate::batch::Path;
 /// Most registers per group of any kernel.
 const MAX_G: usize = 8;
 
+/// Room for the input of a last partial group, aligned to a cache line.
+#[repr(C, align(64))]
+struct Aside([Blk; MAX_G * 4]);
+
 /// True when this CPU runs the GCM kernel of `path`.
 #[inline]
 pub(super) fn available(path: Path) -> bool {
@@ -391,7 +395,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         }
     }
 
-    let mut aside = core::mem::MaybeUninit::<[Blk; MAX_G * 4]>::uninit();
+    let mut aside = core::mem::MaybeUninit::<Aside>::uninit();
     let overlap = (dst as usize) < src as usize + len && (src as usize) < dst as usize + len;
     let moved = overlap && dst.cast_const() != src;
     let tail_src = if moved {
