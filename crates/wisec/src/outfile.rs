@@ -17,8 +17,9 @@
 //!   that the sync before the rename waits only for its last part.
 
 use anyhow::{anyhow, bail, Context, Result};
+use flate2::write::GzEncoder;
 use std::fs::File;
-use std::io;
+use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
@@ -424,6 +425,98 @@ impl io::Write for Syncing {
     fn flush(&mut self) -> io::Result<()> {
         self.check()?;
         self.file.flush()
+    }
+}
+
+/// Where an output's bytes go: its temporary file (sent to disk in the
+/// background as it grows), or standard output.
+pub enum Dest {
+    File(Syncing),
+    Stdout(io::Stdout),
+}
+
+impl Dest {
+    /// Ends the background syncs of a file, returning how many were made.
+    pub fn finish(self) -> io::Result<u64> {
+        match self {
+            Dest::File(f) => f.finish(),
+            Dest::Stdout(mut o) => o.flush().map(|()| 0),
+        }
+    }
+}
+
+/// An output's temporary file is sent to disk in the background each time
+/// this many more bytes have been written (see [`Syncing`]). Measured on
+/// the 116 MB output of `wisec bench decrypt`: the final sync waited 36 to
+/// 47 ms without marks, 3 to 4 ms with 8 MiB, 7 with 16 and 18 with 64,
+/// while 4 MiB made twice the background syncs (each commits the file's
+/// size) for no shorter run.
+pub const SYNC_EVERY: u64 = 8 << 20;
+
+impl Write for Dest {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Dest::File(f) => f.write(buf),
+            Dest::Stdout(o) => o.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Dest::File(f) => f.flush(),
+            Dest::Stdout(o) => o.flush(),
+        }
+    }
+}
+
+/// An output stream, gzip-compressed or not.
+pub enum Sink {
+    Plain(BufWriter<Dest>),
+    Gzip(GzEncoder<BufWriter<Dest>>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Plain(w) => w.write(buf),
+            Sink::Gzip(w) => w.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Plain(w) => w.flush(),
+            Sink::Gzip(w) => w.flush(),
+        }
+    }
+}
+
+impl Sink {
+    /// The stream into `dest`, buffered, and gzip-compressed at `gzip`'s
+    /// level when there is one.
+    pub fn new(dest: Dest, gzip: Option<flate2::Compression>) -> Sink {
+        let buffered = BufWriter::with_capacity(1 << 16, dest);
+        match gzip {
+            Some(level) => Sink::Gzip(GzEncoder::new(buffered, level)),
+            None => Sink::Plain(buffered),
+        }
+    }
+
+    /// The stream into the temporary file `file` of an output, sent to
+    /// disk in the background every `every` bytes ([`SYNC_EVERY`] unless
+    /// a test asks for more marks).
+    pub fn file(file: File, every: u64, gzip: Option<flate2::Compression>) -> Sink {
+        Sink::new(Dest::File(Syncing::new(file, every)), gzip)
+    }
+
+    /// Writes out everything, returning how many background syncs were
+    /// made.
+    pub fn finish(self) -> io::Result<u64> {
+        let buffered = match self {
+            Sink::Plain(w) => w,
+            Sink::Gzip(w) => w.finish()?,
+        };
+        buffered.into_inner().map_err(|e| e.into_error())?.finish()
     }
 }
 

@@ -4,86 +4,12 @@
 
 use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
 use crate::error::{usage, Failure};
-use crate::outfile::{check_target, is_stdio, Pending, Syncing, TargetError};
-use flate2::write::GzEncoder;
-use std::io::{self, BufWriter, IsTerminal, Write};
+use crate::outfile::{
+    check_target, is_stdio, Dest, Pending, Sink, Syncing, TargetError, SYNC_EVERY,
+};
+use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// Where OUT's bytes go: its temporary file (sent to disk in the
-/// background as it grows), or standard output.
-pub(crate) enum Dest {
-    File(Syncing),
-    Stdout(io::Stdout),
-}
-
-impl Dest {
-    /// Ends the background syncs of a file, returning how many were made.
-    fn finish(self) -> io::Result<u64> {
-        match self {
-            Dest::File(f) => f.finish(),
-            Dest::Stdout(mut o) => o.flush().map(|()| 0),
-        }
-    }
-}
-
-/// OUT's temporary file is sent to disk in the background each time this
-/// many more bytes have been written (see [`Syncing`]). Measured on the
-/// 116 MB output of `wisec bench decrypt`: the final sync waited 36 to
-/// 47 ms without marks, 3 to 4 ms with 8 MiB, 7 with 16 and 18 with 64,
-/// while 4 MiB made twice the background syncs (each commits the file's
-/// size) for no shorter run.
-const SYNC_EVERY: u64 = 8 << 20;
-
-impl Write for Dest {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Dest::File(f) => f.write(buf),
-            Dest::Stdout(o) => o.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Dest::File(f) => f.flush(),
-            Dest::Stdout(o) => o.flush(),
-        }
-    }
-}
-
-/// The output stream, gzip-compressed when OUT ends in `.gz`.
-pub(crate) enum Sink {
-    Plain(BufWriter<Dest>),
-    Gzip(GzEncoder<BufWriter<Dest>>),
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sink::Plain(w) => w.write(buf),
-            Sink::Gzip(w) => w.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Sink::Plain(w) => w.flush(),
-            Sink::Gzip(w) => w.flush(),
-        }
-    }
-}
-
-impl Sink {
-    /// Writes out everything, returning how many background syncs of OUT
-    /// were made.
-    fn finish(self) -> io::Result<u64> {
-        let buffered = match self {
-            Sink::Plain(w) => w,
-            Sink::Gzip(w) => w.finish()?,
-        };
-        buffered.into_inner().map_err(|e| e.into_error())?.finish()
-    }
-}
 
 /// The files of one run: IN (`-`: standard input), OUT (`-`: standard
 /// output) and the other outputs written beside OUT.
@@ -194,15 +120,10 @@ fn with_io_syncing<T>(
         let file = p.handle()?;
         (Some(p), Dest::File(Syncing::new(file, every)))
     };
-    let buffered = BufWriter::with_capacity(1 << 16, dest);
     let gz = output
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    let sink = if gz {
-        Sink::Gzip(GzEncoder::new(buffered, flate2::Compression::default()))
-    } else {
-        Sink::Plain(buffered)
-    };
+    let sink = Sink::new(dest, gz.then(flate2::Compression::default));
     let format = format_for(output, reader.format());
     let mut writer = CaptureWriter::new(sink, format);
     let name = if is_stdio(input) {
