@@ -44,7 +44,7 @@
 use crate::crc32::Crc32;
 use crate::michael::{self, Michael};
 use crate::rc4::Rc4;
-use crate::wep::{mpdu_layout, open_with_icv, seal_with_icv, write_fc, ICV_LEN};
+use crate::wep::{mpdu_layout, open_with_icv, seal_with_icv, wipe_on_error, write_fc, ICV_LEN};
 use crate::{ct_eq, Error, FrameProtector, Overhead, Result, Unprotected};
 use core::sync::atomic::{fence, AtomicU32, Ordering};
 use wisec_wire::mac_header::Header;
@@ -406,6 +406,17 @@ struct Mpdu {
     key_id: u8,
 }
 
+/// What the checks of a TKIP MPDU to unprotect found: its header length
+/// and TKIP header, the transmitter, and the RC4 and Michael states that
+/// open it.
+struct RxStart {
+    hl: usize,
+    th: TkipHeader,
+    ta: MacAddr,
+    rc4: Rc4,
+    mic: Michael,
+}
+
 impl DangerTkip {
     /// The 32-byte TKIP temporal key; other lengths are
     /// [`Error::InvalidParameter`]. Michael keys are chosen
@@ -693,44 +704,105 @@ impl DangerTkip {
         &self,
         buf: &mut [u8],
     ) -> core::result::Result<Unprotected, TkipRxError> {
-        let (fc, hl) = mpdu_layout(buf)?;
-        Self::reject_fragments(buf)?;
-        let key = self.select_key(&Header::new_checked(&*buf).map_err(Error::from)?, Dir::Rx)?;
+        let rx = self.rx_start(buf)?;
+        let (hl, th) = (rx.hl, rx.th);
+        let region = &mut buf[hl + TKIP_HEADER_LEN..];
+        let Some(msdu_len) = region.len().checked_sub(MIC_LEN + ICV_LEN) else {
+            // Too short to carry a MIC: the ICV decides how it is refused.
+            open_with_icv(&rx.rc4, region)?;
+            rx.rc4.clone().apply_keystream(region);
+            return Err(TkipRxError::MichaelFailure {
+                tsc: th.tsc,
+                key_id: th.key_id,
+            });
+        };
+        let (icv_ok, mic_ok) = Self::open_msdu(rx.rc4, rx.mic, region, msdu_len);
+        if !(icv_ok && mic_ok) {
+            // Restore the ciphertext: no plaintext is left behind. The
+            // keystream is derived again rather than kept in a copy of the
+            // RC4 state on the path of every good frame.
+            self.cipher(&rx.ta, th.tsc)?.apply_keystream(region);
+            return Err(Self::rx_failure(icv_ok, &th));
+        }
+        let len = Self::strip(buf, hl, MIC_LEN + ICV_LEN);
+        Ok(Unprotected::new(len, th.tsc, th.key_id))
+    }
+
+    /// The checks of an unfragmented TKIP MPDU to unprotect, in the order
+    /// every unprotect path reports them, and what decrypting it takes.
+    fn rx_start(&self, frame: &[u8]) -> core::result::Result<RxStart, TkipRxError> {
+        let (fc, hl) = mpdu_layout(frame)?;
+        Self::reject_fragments(frame)?;
+        let key = self.select_key(&Header::new_checked(frame).map_err(Error::from)?, Dir::Rx)?;
         if !fc.is_data() {
             return Err(Error::Unsupported.into());
         }
         if !fc.protected() {
             return Err(Error::Malformed.into());
         }
-        let n = buf.len();
-        if n < hl + TKIP_HEADER_LEN + ICV_LEN {
+        if frame.len() < hl + TKIP_HEADER_LEN + ICV_LEN {
             return Err(Error::Malformed.into());
         }
-        let th = TkipHeader::parse(&buf[hl..]).map_err(Error::from)?;
-        let h = Header::new_unchecked(&buf[..hl]);
+        let th = TkipHeader::parse(&frame[hl..]).map_err(Error::from)?;
+        let h = Header::new_unchecked(&frame[..hl]);
         let ta = h.addr2().ok_or(Error::Malformed)?;
         let (da, sa) = match (h.da(), h.sa()) {
             (Some(d), Some(s)) => (d, s),
             _ => (MacAddr::default(), MacAddr::default()),
         };
-        let tid = h.tid();
         let rc4 = self.cipher(&ta, th.tsc)?;
-        let region = &mut buf[hl + TKIP_HEADER_LEN..];
-        let Some(msdu_len) = region.len().checked_sub(MIC_LEN + ICV_LEN) else {
-            // Too short to carry a MIC: the ICV decides how it is refused.
-            open_with_icv(&rc4, region)?;
-            rc4.clone().apply_keystream(region);
-            return Err(TkipRxError::MichaelFailure {
+        let mic = self.michael_start(key, &da, &sa, h.tid());
+        Ok(RxStart {
+            hl,
+            th,
+            ta,
+            rc4,
+            mic,
+        })
+    }
+
+    /// A frame whose ICV (`icv_ok`) or MIC failed: a bad ICV is not a
+    /// Michael failure (12.5.2.4.4).
+    fn rx_failure(icv_ok: bool, th: &TkipHeader) -> TkipRxError {
+        if icv_ok {
+            TkipRxError::MichaelFailure {
                 tsc: th.tsc,
                 key_id: th.key_id,
-            });
-        };
-        // Decrypt with Michael over the plaintext in the same pass, then
-        // check the ICV (12.5.2.4.4: a bad ICV is not a Michael failure)
-        // and the MIC, both in constant time.
-        let mut stream = rc4;
-        let mut mic = self.michael_start(key, &da, &sa, tid);
-        stream.with_stream(|st| {
+            }
+        } else {
+            Error::Integrity.into()
+        }
+    }
+
+    /// Decrypts in place the MSDU, MIC and ICV in `region` (`msdu_len`
+    /// octets of MSDU, then the MIC and the ICV) with Michael over the
+    /// plaintext in the same pass, and checks the ICV and the MIC, both in
+    /// constant time. Returns whether the ICV and the MIC verified; the
+    /// caller removes the plaintext when either did not.
+    fn open_msdu(
+        mut rc4: Rc4,
+        mut mic: Michael,
+        region: &mut [u8],
+        msdu_len: usize,
+    ) -> (bool, bool) {
+        Self::decrypt_absorbing(&mut rc4, &mut mic, region, msdu_len);
+        let mut crc = Crc32::new();
+        crc.update(&region[..msdu_len + MIC_LEN]);
+        let icv_ok = ct_eq(&crc.to_le_bytes(), &region[msdu_len + MIC_LEN..]);
+        let mut want = mic.finalize();
+        let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
+        want.zeroize();
+        (icv_ok, mic_ok)
+    }
+
+    /// The pass of [`DangerTkip::open_msdu`] over `region`: RC4 and
+    /// Michael side by side. A function of its own (as the RC4 stream of
+    /// the other paths is): inlined into its caller, the compiler ran
+    /// short of registers and kept Michael's state on the stack, on the
+    /// chain of every word.
+    #[inline(never)]
+    fn decrypt_absorbing(rc4: &mut Rc4, mic: &mut Michael, region: &mut [u8], msdu_len: usize) {
+        rc4.with_stream(|st| {
             let (msdu, tail) = region.split_at_mut(msdu_len);
             let (words, rest) = msdu.as_chunks_mut::<4>();
             let mut lr = mic.state();
@@ -748,27 +820,6 @@ impl DangerTkip {
                 *b ^= st.byte();
             }
         });
-        let mut crc = Crc32::new();
-        crc.update(&region[..msdu_len + MIC_LEN]);
-        let icv_ok = ct_eq(&crc.to_le_bytes(), &region[msdu_len + MIC_LEN..]);
-        let mut want = mic.finalize();
-        let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
-        want.zeroize();
-        if !(icv_ok && mic_ok) {
-            // Restore the ciphertext: no plaintext is left behind. The
-            // keystream is derived again rather than kept in a copy of the
-            // RC4 state on the path of every good frame.
-            self.cipher(&ta, th.tsc)?.apply_keystream(region);
-            if !icv_ok {
-                return Err(Error::Integrity.into());
-            }
-            return Err(TkipRxError::MichaelFailure {
-                tsc: th.tsc,
-                key_id: th.key_id,
-            });
-        }
-        let len = Self::strip(buf, hl, MIC_LEN + ICV_LEN);
-        Ok(Unprotected::new(len, th.tsc, th.key_id))
     }
 
     /// The checks of protecting the unfragmented MSDU `frame` into `room`
@@ -889,6 +940,45 @@ impl FrameProtector for DangerTkip {
 
     fn unprotect_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
         self.unprotect_in_place_detailed(buf).map_err(Error::from)
+    }
+
+    /// As [`FrameProtector::unprotect_in_place`], with the ciphertext
+    /// copied from `frame` straight to the plaintext's place in `out` and
+    /// decrypted there: no copy of the whole frame first, and no move of
+    /// the plaintext over the TKIP header after. On failure `out` is
+    /// wiped.
+    fn unprotect(&self, frame: &[u8], out: &mut [u8]) -> Result<Unprotected> {
+        wipe_on_error(out, frame.len(), |out| {
+            let rx = self.rx_start(frame)?;
+            let (hl, th) = (rx.hl, rx.th);
+            let src = &frame[hl + TKIP_HEADER_LEN..];
+            let Some(msdu_len) = src.len().checked_sub(MIC_LEN + ICV_LEN) else {
+                // Too short to carry a MIC, as the in-place form refuses it.
+                let mut region = [0u8; MIC_LEN + ICV_LEN];
+                let region = &mut region[..src.len()];
+                region.copy_from_slice(src);
+                let icv = open_with_icv(&rx.rc4, region);
+                region.zeroize();
+                icv?;
+                return Err(Self::rx_failure(true, &th).into());
+            };
+            // The plaintext goes where the in-place form leaves it: after
+            // the MAC header, the TKIP header removed.
+            let region = &mut out[hl..hl + src.len()];
+            region.copy_from_slice(src);
+            let (icv_ok, mic_ok) = Self::open_msdu(rx.rc4, rx.mic, region, msdu_len);
+            if !(icv_ok && mic_ok) {
+                return Err(Self::rx_failure(icv_ok, &th).into());
+            }
+            out[..hl].copy_from_slice(&frame[..hl]);
+            let len = hl + msdu_len;
+            out[len..].zeroize();
+            if let Ok((mut fc, _)) = mpdu_layout(out) {
+                fc.set_protected(false);
+                write_fc(out, fc);
+            }
+            Ok(Unprotected::new(len, th.tsc, th.key_id))
+        })
     }
 }
 

@@ -159,5 +159,59 @@ fn tkip_right_icv_wrong_mic_is_a_michael_failure() {
         );
         assert_eq!(rx, before, "len {len}");
         assert_eq!(tkip.unprotect_in_place(&mut rx), Err(Error::Integrity));
+        // Into a second buffer: the same refusal, and nothing left there.
+        let mut o = vec![0x11; before.len()];
+        assert_eq!(tkip.unprotect(&before, &mut o), Err(Error::Integrity));
+        assert!(o.iter().all(|&b| b == 0), "len {len}: output left");
+    }
+}
+
+/// An MPDU too short to carry a Michael MIC (fewer than 8 octets between
+/// the TKIP header and the ICV) is refused by every unprotect path alike:
+/// a Michael failure when its ICV verifies, an ICV failure when not, and
+/// the frame handed back unchanged or the output wiped.
+#[test]
+fn tkip_frames_too_short_for_a_mic_are_refused_alike() {
+    let mut tk = [0u8; 32];
+    Rng(9).fill(&mut tk);
+    let tkip = DangerTkip::new(&tk).unwrap();
+    for len in 0..8usize {
+        for flip in [false, true] {
+            let body: Vec<u8> = (0..len).map(|i| 0x30 + i as u8).collect();
+            let mut f = frame(&body, Some(5));
+            let n0 = f.len();
+            f.resize(n0 + 12, 0);
+            let n = tkip.protect_mpdu_in_place(&mut f, n0, 1234, 2).unwrap();
+            let mut rx = f[..n].to_vec();
+            if flip {
+                // The first octet of the encrypted ICV.
+                rx[n - 4] ^= 0x01;
+            }
+            let before = rx.clone();
+            let detailed = tkip.unprotect_in_place_detailed(&mut rx);
+            if flip {
+                assert_eq!(
+                    detailed,
+                    Err(TkipRxError::Rejected(Error::Integrity)),
+                    "len {len}"
+                );
+            } else {
+                assert_eq!(
+                    detailed,
+                    Err(TkipRxError::MichaelFailure {
+                        tsc: 1234,
+                        key_id: 2
+                    }),
+                    "len {len}"
+                );
+            }
+            assert_eq!(rx, before, "len {len} flip {flip}");
+            let mut o = vec![0x11; before.len()];
+            assert_eq!(tkip.unprotect(&before, &mut o), Err(Error::Integrity));
+            assert!(
+                o.iter().all(|&b| b == 0),
+                "len {len} flip {flip}: output left"
+            );
+        }
     }
 }
