@@ -72,7 +72,7 @@ pub fn live_input(data: &[u8]) {
     let mut frames = 0;
     while !i.is_empty() && frames < 64 {
         frames += 1;
-        t = t + Time::from_us(u64::from(i.u16()) * 16);
+        t += Time::from_us(u64::from(i.u16()) * 16);
         let to_ds = i.u8() & 1 == 0;
         let f = i.chunk(1600).to_vec();
         let (p, node) = if to_ds { (&ds, bridge) } else { (&port, sta) };

@@ -108,8 +108,11 @@ impl wisec_proto::rsn::Random for Rng {
     }
 }
 
+/// A fuzz target: its name and the function libFuzzer calls.
+pub type Target = (&'static str, fn(&[u8]));
+
 /// Every target by name, for the regression runner of the unit tests.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[Target] = &[
     ("wire_header", wire::header),
     ("wire_mgmt", wire::mgmt),
     ("wire_data", wire::data),

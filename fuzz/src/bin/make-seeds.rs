@@ -49,7 +49,11 @@ fn chunk(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-fn session(cfg: &SynthConfig) -> (Vec<u8>, Vec<(u64, Vec<u8>, Option<Vec<u8>>)>) {
+/// A synth frame: its timestamp (µs), the MPDU, and the plaintext when it
+/// was protected.
+type Frame = (u64, Vec<u8>, Option<Vec<u8>>);
+
+fn session(cfg: &SynthConfig) -> (Vec<u8>, Vec<Frame>) {
     let mut frames = vec![];
     synth::generate(cfg, &mut |f| {
         frames.push((
