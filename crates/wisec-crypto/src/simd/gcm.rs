@@ -33,11 +33,10 @@ pub(crate) const POWERS: usize = 32;
 /// follow, so a kernel may load whole registers past the last power
 /// (for lanes whose data is zero). Wiped on drop.
 ///
-/// Aligned to a cache line: the kernels load up to four entries (64
-/// bytes) at a time from entries `4 * n` on, and `kar` starts 36 entries
-/// (nine lines) after `pow`, so no such load crosses a line.
+/// Not over-aligned: keys live inside objects whose memory other
+/// allocators provide (Python objects holding a suite are aligned to 16
+/// octets only), and the kernels load the table unaligned.
 #[derive(Clone)]
-#[repr(C, align(64))]
 pub(crate) struct GhashKey {
     pub(crate) pow: [Blk; POWERS + 4],
     pub(crate) kar: [Blk; POWERS + 4],
