@@ -33,7 +33,8 @@ pub const CCM_L: usize = 2;
 /// [`AAD_MAX_LEN`] bytes.
 ///
 /// Octets past the length are zero (two more than [`AAD_MAX_LEN`] are
-/// kept, so that [`aad_from_words`] writes two whole 16-octet words).
+/// kept, so that the protect and unprotect paths write two whole 16-octet
+/// words).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Aad {
     bytes: [u8; 32],
