@@ -342,8 +342,7 @@ fn fill(
     let aad1 = (h0 & !0xffff_ffff) | ((aad_len as u128) << 8) | (u128::from(fcm) << 16);
     // 12.5.3.3.4: Nonce Flags (priority = TID, Management bit) || A2
     // (header octets 10..16) || PN5..PN0; then the 2-octet counter.
-    let flags = ccmp::nonce_flags(fc, h1);
-    let a0 = (CCM_L as u128 - 1) | (u128::from(flags) << 8) | (ccmp::a2_pn_word(h0, pn) << 16);
+    let a0 = (CCM_L as u128 - 1) | (ccmp::nonce_word(fc, h0, h1, pn) << 8);
     // RFC 3610, 2.2: B_0 flags = Adata || M' || L', and l(m) big endian
     // in the counter octets.
     let b0_flags = 0x40 | ((((tag_len - 2) / 2) as u8 & 7) << 3) | (CCM_L - 1) as u8;

@@ -218,17 +218,20 @@ pub(crate) fn a2_pn_word(h0: u128, pn: u64) -> u128 {
     a2 | u128::from((pn << 16).swap_bytes()) << 48
 }
 
-/// The CCMP Nonce Flags octet (12.5.3.3.4) of a data or management frame
-/// from its frame control and header octets 16..32: the TID of a QoS
-/// data frame in bits 0..=3, bit 4 set for management frames.
+/// The CCMP nonce (12.5.3.3.4) of a data or management frame in the low
+/// 13 octets, from its frame control and header words: the Nonce Flags
+/// octet (the TID of a QoS data frame in bits 0..=3, bit 4 set for
+/// management frames), then A2, then PN5..PN0 (`pn` at most
+/// [`PN_MAX`]).
 #[inline(always)]
-pub(crate) fn nonce_flags(fc: FrameControl, h1: u128) -> u8 {
+pub(crate) fn nonce_word(fc: FrameControl, h0: u128, h1: u128, pn: u64) -> u128 {
     let tid = if fc.is_qos_data() {
         (h1 >> if fc.has_addr4() { 112 } else { 64 }) as u8 & 0x0f
     } else {
         0
     };
-    tid | if fc.is_mgmt() { 0x10 } else { 0 }
+    let flags = tid | if fc.is_mgmt() { 0x10 } else { 0 };
+    u128::from(flags) | a2_pn_word(h0, pn) << 8
 }
 
 /// The PN as PN5..PN0, most significant octet first.
@@ -516,10 +519,8 @@ macro_rules! ccmp_suite {
 
             #[inline(always)]
             fn nonce_from(fc: FrameControl, h0: u128, h1: u128, pn: u64) -> Self::Nonce {
-                // 12.5.3.3.4: Nonce Flags || A2 || PN5..PN0.
-                let w = u128::from(nonce_flags(fc, h1)) | a2_pn_word(h0, pn) << 8;
                 let mut n = [0u8; NONCE_LEN];
-                n.copy_from_slice(&w.to_le_bytes()[..NONCE_LEN]);
+                n.copy_from_slice(&nonce_word(fc, h0, h1, pn).to_le_bytes()[..NONCE_LEN]);
                 n
             }
 

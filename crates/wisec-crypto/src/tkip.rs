@@ -623,12 +623,18 @@ impl DangerTkip {
         let body_end = n - trailer;
         buf.copy_within(hl + TKIP_HEADER_LEN..body_end, hl);
         let new_len = body_end - TKIP_HEADER_LEN;
-        buf[new_len..].zeroize();
+        Self::end_plaintext(buf, new_len);
+        new_len
+    }
+
+    /// Ends a plaintext MPDU of `len` octets at the start of `buf`: wipes
+    /// what follows it and clears the Protected Frame bit.
+    fn end_plaintext(buf: &mut [u8], len: usize) {
+        buf[len..].zeroize();
         if let Ok((mut fc, _)) = mpdu_layout(buf) {
             fc.set_protected(false);
             write_fc(buf, fc);
         }
-        new_len
     }
 
     /// Unprotects one MPDU (a whole MSDU or a fragment) checking only the
@@ -711,10 +717,7 @@ impl DangerTkip {
             // Too short to carry a MIC: the ICV decides how it is refused.
             open_with_icv(&rx.rc4, region)?;
             rx.rc4.clone().apply_keystream(region);
-            return Err(TkipRxError::MichaelFailure {
-                tsc: th.tsc,
-                key_id: th.key_id,
-            });
+            return Err(Self::rx_failure(true, &th));
         };
         let (icv_ok, mic_ok) = Self::open_msdu(rx.rc4, rx.mic, region, msdu_len);
         if !(icv_ok && mic_ok) {
@@ -952,31 +955,23 @@ impl FrameProtector for DangerTkip {
             let rx = self.rx_start(frame)?;
             let (hl, th) = (rx.hl, rx.th);
             let src = &frame[hl + TKIP_HEADER_LEN..];
-            let Some(msdu_len) = src.len().checked_sub(MIC_LEN + ICV_LEN) else {
-                // Too short to carry a MIC, as the in-place form refuses it.
-                let mut region = [0u8; MIC_LEN + ICV_LEN];
-                let region = &mut region[..src.len()];
-                region.copy_from_slice(src);
-                let icv = open_with_icv(&rx.rc4, region);
-                region.zeroize();
-                icv?;
-                return Err(Self::rx_failure(true, &th).into());
-            };
             // The plaintext goes where the in-place form leaves it: after
             // the MAC header, the TKIP header removed.
             let region = &mut out[hl..hl + src.len()];
             region.copy_from_slice(src);
+            let Some(msdu_len) = src.len().checked_sub(MIC_LEN + ICV_LEN) else {
+                // Too short to carry a MIC, refused as in place (`out` is
+                // wiped on the way out).
+                open_with_icv(&rx.rc4, region)?;
+                return Err(Self::rx_failure(true, &th).into());
+            };
             let (icv_ok, mic_ok) = Self::open_msdu(rx.rc4, rx.mic, region, msdu_len);
             if !(icv_ok && mic_ok) {
                 return Err(Self::rx_failure(icv_ok, &th).into());
             }
             out[..hl].copy_from_slice(&frame[..hl]);
             let len = hl + msdu_len;
-            out[len..].zeroize();
-            if let Ok((mut fc, _)) = mpdu_layout(out) {
-                fc.set_protected(false);
-                write_fc(out, fc);
-            }
+            Self::end_plaintext(out, len);
             Ok(Unprotected::new(len, th.tsc, th.key_id))
         })
     }

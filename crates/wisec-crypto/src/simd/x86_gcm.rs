@@ -35,7 +35,10 @@ use crate::batch::Path;
 /// Most registers per group of any kernel.
 const MAX_G: usize = 8;
 
-/// Room for the input of a last partial group, aligned to a cache line.
+/// Room for the input of a last partial group. Its alignment to a cache
+/// line is what makes the compiler realign the kernels' stack frame to 64
+/// octets; without it their zmm spill slots sit wherever the caller's
+/// stack happens to end, and most spills then cross a cache line.
 #[repr(C, align(64))]
 struct Aside([Blk; MAX_G * 4]);
 
