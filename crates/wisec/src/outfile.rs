@@ -3,6 +3,10 @@
 //!
 //! - A target is never one of the inputs, and an existing file is replaced
 //!   only with `--force` ([`check_target`]).
+//! - An existing character device or named pipe (`/dev/null`, a FIFO) is
+//!   written in place, with no temporary file and no rename, which would
+//!   replace the device node or the pipe itself ([`is_stream`]). A
+//!   directory, block device or socket is refused before any work.
 //! - Data goes to a hidden temporary file beside the target, created
 //!   readable by its owner only (mode 0600: it may hold decrypted traffic
 //!   or keys), and is renamed onto the target only when everything
@@ -188,6 +192,16 @@ pub fn check_target(
             )));
         }
     }
+    if let Some(kind) = unwritable(target) {
+        return Err(TargetError::Clash(format!(
+            "{what} '{}' is {kind}; give a file, a character device or a named pipe",
+            target.display()
+        )));
+    }
+    if is_stream(target) {
+        // Writing to it replaces nothing.
+        return Ok(());
+    }
     if !force && std::fs::symlink_metadata(target).is_ok() {
         return Err(TargetError::Exists(format!(
             "{}: already exists (use --force to overwrite it)",
@@ -197,24 +211,90 @@ pub fn check_target(
     Ok(())
 }
 
+/// True when `target` names an existing character device or named pipe
+/// (`/dev/null`, `/dev/stdout`, a FIFO), following symbolic links. Such a
+/// target is written in place: a temporary file renamed onto it would
+/// replace the device node or the pipe with a regular file.
+#[cfg(unix)]
+pub fn is_stream(target: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(target).is_ok_and(|m| {
+        let t = m.file_type();
+        t.is_char_device() || t.is_fifo()
+    })
+}
+
+/// True when `target` names an existing character device or named pipe.
+#[cfg(not(unix))]
+pub fn is_stream(_target: &Path) -> bool {
+    false
+}
+
+/// What an existing `target` is when it can be neither replaced by a file
+/// nor written in place: a directory, a block device or a socket.
+fn unwritable(target: &Path) -> Option<&'static str> {
+    let t = std::fs::metadata(target).ok()?.file_type();
+    if t.is_dir() {
+        return Some("a directory");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    None
+}
+
+/// Where a [`Pending`] output is written.
+enum Place {
+    /// A temporary file beside the target, renamed onto it at the end.
+    Temp(tempfile::NamedTempFile),
+    /// The target itself, a character device or named pipe.
+    Stream(File),
+}
+
 /// A file being written: a hidden temporary file beside its target, mode
-/// 0600, removed on drop (and on a signal) unless committed.
+/// 0600, removed on drop (and on a signal) unless committed. A target
+/// that is a character device or named pipe ([`is_stream`]) is written
+/// directly instead.
 pub struct Pending {
     /// Taken by [`Pending::commit`].
-    tmp: Option<tempfile::NamedTempFile>,
+    place: Option<Place>,
     target: PathBuf,
     force: bool,
+    /// The temporary file's registration for removal on a signal (0: none).
     id: u64,
 }
 
 impl Pending {
-    /// Creates the temporary file beside `target`.
+    /// Creates the temporary file beside `target`, or opens `target`
+    /// itself when it is a character device or named pipe.
     pub fn create(target: &Path, force: bool) -> Result<Pending> {
+        if let Some(kind) = unwritable(target) {
+            bail!(
+                "{}: is {kind}; give a file, a character device or a named pipe",
+                target.display()
+            );
+        }
+        if is_stream(target) {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .map_err(|e| anyhow!("{}: cannot write: {e}", target.display()))?;
+            return Ok(Pending {
+                place: Some(Place::Stream(f)),
+                target: target.to_path_buf(),
+                force,
+                id: 0,
+            });
+        }
         remove_on_signals();
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
+        let dir = dir_of(target);
         // tempfile creates the file with mode 0600 on Unix.
         let tmp = tempfile::Builder::new()
             .prefix(".wisec-")
@@ -223,30 +303,43 @@ impl Pending {
             .map_err(|e| anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
         let id = register(tmp.path());
         Ok(Pending {
-            tmp: Some(tmp),
+            place: Some(Place::Temp(tmp)),
             target: target.to_path_buf(),
             force,
             id,
         })
     }
 
-    fn tmp(&self) -> Result<&tempfile::NamedTempFile> {
-        self.tmp
+    fn place(&self) -> Result<&Place> {
+        self.place
             .as_ref()
             .ok_or_else(|| anyhow!("{}: already written", self.target.display()))
     }
 
-    /// The temporary file.
+    /// The file written: the temporary file, or the device or pipe.
     pub fn file(&self) -> Result<&File> {
-        Ok(self.tmp()?.as_file())
+        Ok(match self.place()? {
+            Place::Temp(t) => t.as_file(),
+            Place::Stream(f) => f,
+        })
     }
 
-    /// A second handle on the temporary file, to write through.
+    /// A second handle on the file written, to write through.
     pub fn handle(&self) -> Result<File> {
-        let t = self.tmp()?;
-        t.as_file()
+        self.file()?
             .try_clone()
-            .map_err(|e| anyhow!("{}: {e}", t.path().display()))
+            .map_err(|e| anyhow!("{}: {e}", self.target.display()))
+    }
+
+    /// A handle to write through, sent to disk in the background every
+    /// `every` bytes ([`Syncing`]); never for a device or pipe, which has
+    /// no disk to send to.
+    pub fn syncing(&self, every: u64) -> Result<Syncing> {
+        let every = match self.place()? {
+            Place::Temp(_) => every,
+            Place::Stream(_) => u64::MAX,
+        };
+        Ok(Syncing::new(self.handle()?, every))
     }
 
     /// The target.
@@ -255,13 +348,15 @@ impl Pending {
     }
 
     /// Flushes the file to disk and renames it onto the target (without
-    /// `force`, only if the target still does not exist).
+    /// `force`, only if the target still does not exist). A device or pipe
+    /// has had everything already.
     pub fn commit(mut self) -> Result<()> {
         let target = self.target.clone();
-        let tmp = self
-            .tmp
-            .take()
-            .ok_or_else(|| anyhow!("{}: already written", target.display()))?;
+        let tmp = match self.place.take() {
+            Some(Place::Temp(t)) => t,
+            Some(Place::Stream(_)) => return Ok(()),
+            None => bail!("{}: already written", target.display()),
+        };
         tmp.as_file()
             .sync_all()
             .map_err(|e| anyhow!("{}: cannot write: {e}", target.display()))?;
@@ -502,13 +597,6 @@ impl Sink {
         }
     }
 
-    /// The stream into the temporary file `file` of an output, sent to
-    /// disk in the background every `every` bytes ([`SYNC_EVERY`] unless
-    /// a test asks for more marks).
-    pub fn file(file: File, every: u64, gzip: Option<flate2::Compression>) -> Sink {
-        Sink::new(Dest::File(Syncing::new(file, every)), gzip)
-    }
-
     /// Writes out everything, returning how many background syncs were
     /// made.
     pub fn finish(self) -> io::Result<u64> {
@@ -605,6 +693,23 @@ mod tests {
         ));
         assert!(check_target("OUT", &a, &[], &[], true).is_ok());
         assert!(check_target("OUT", Path::new("-"), &[Path::new("-")], &[], false).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_streams_and_directories_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(is_stream(Path::new("/dev/null")));
+        assert!(!is_stream(d.path()) && !is_stream(&d.path().join("none")));
+        assert_eq!(unwritable(d.path()), Some("a directory"));
+        assert_eq!(unwritable(Path::new("/dev/null")), None);
+        assert!(matches!(
+            check_target("OUT", d.path(), &[], &[], true),
+            Err(TargetError::Clash(m)) if m.contains("is a directory")
+        ));
+        // Writing to a device replaces nothing: no --force needed.
+        assert!(check_target("OUT", Path::new("/dev/null"), &[], &[], false).is_ok());
+        assert!(Pending::create(d.path(), true).is_err());
     }
 
     #[test]

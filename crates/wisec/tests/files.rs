@@ -245,6 +245,80 @@ fn pipes_in_and_out() {
     assert!(s["decrypted"].as_u64().unwrap() > 10, "{s}");
 }
 
+/// Runs `wisec args…` writing into the named pipe `fifo` and returns what
+/// came out of the pipe, with the command's output.
+#[cfg(unix)]
+fn through_fifo(fifo: &Path, args: &[&str]) -> (Vec<u8>, std::process::Output) {
+    let path = fifo.to_path_buf();
+    let reader = std::thread::spawn(move || std::fs::read(path).unwrap());
+    let o = wisec(args);
+    // A run that failed before opening the pipe leaves the reader waiting
+    // for a writer: open it and close it, so that the reader sees the end.
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(fifo);
+    }
+    (reader.join().unwrap(), o)
+}
+
+#[cfg(unix)]
+#[test]
+fn named_pipes_and_devices_are_written_in_place_never_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cap = synth(dir.path(), "s.pcap", &["--stations", "2", "--frames", "4"]);
+    let fifo = dir.path().join("pipe.pcap");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let is_fifo = |f: &Path| std::fs::symlink_metadata(f).unwrap().file_type().is_fifo();
+    // decrypt: the same bytes as into a file, with no --force (writing
+    // into a pipe overwrites nothing), and the pipe still a pipe.
+    let file_out = dir.path().join("d.pcap");
+    ok(&["decrypt", p(&cap), p(&file_out), "--passphrase", PASS]);
+    let (bytes, o) = through_fifo(&fifo, &["decrypt", p(&cap), p(&fifo), "--passphrase", PASS]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(bytes, std::fs::read(&file_out).unwrap());
+    assert!(is_fifo(&fifo), "the named pipe was replaced");
+    // synth likewise.
+    let synth_to = |out: &Path| {
+        let mut a = vec!["synth", p(out), "--stations", "2", "--frames", "4"];
+        a.extend(["--passphrase", PASS, "--ssid", SSID]);
+        a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    let file_out = dir.path().join("s2.pcap");
+    let a = synth_to(&file_out);
+    ok(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut a = synth_to(&fifo);
+    let a_str: Vec<&str> = a.iter().map(String::as_str).collect();
+    let (bytes, o) = through_fifo(&fifo, &a_str);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(bytes, std::fs::read(&file_out).unwrap());
+    assert!(is_fifo(&fifo), "the named pipe was replaced");
+    assert_eq!(parts(dir.path()), Vec::<PathBuf>::new());
+    // A directory can be neither replaced nor written in: a usage error
+    // before any work.
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let r = wisec(&["decrypt", p(&cap), p(&sub), "--passphrase", PASS, "--force"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("is a directory"),
+        "{r:?}"
+    );
+    a[1] = p(&sub).to_string();
+    a.push("--force".into());
+    let r = wisec(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(r.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&r.stderr).contains("is a directory"),
+        "{r:?}"
+    );
+    assert!(std::fs::read_dir(&sub).unwrap().next().is_none());
+}
+
 #[test]
 fn a_closed_standard_output_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();

@@ -588,6 +588,23 @@ fn graph_outputs_dot_and_png() {
     assert_eq!(std::fs::read_to_string(&dot).unwrap(), "mine");
     common::ok(&["ko-deps", s(file), "--dot", s(&dot), "--force"]);
     assert_eq!(std::fs::read_to_string(&dot).unwrap(), text);
+    // A named pipe gets the graph written into it, and stays a pipe.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let fifo = dir.path().join("graph.dot");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let path = fifo.clone();
+        let reader = std::thread::spawn(move || std::fs::read_to_string(path).unwrap());
+        common::ok(&["ko-deps", s(file), "--dot", s(&fifo)]);
+        assert_eq!(reader.join().unwrap(), text);
+        let t = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(t.is_fifo(), "the named pipe was replaced");
+    }
     let left: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .flatten()

@@ -4,9 +4,7 @@
 
 use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
 use crate::error::{usage, Failure};
-use crate::outfile::{
-    check_target, is_stdio, Dest, Pending, Sink, Syncing, TargetError, SYNC_EVERY,
-};
+use crate::outfile::{check_target, is_stdio, Dest, Pending, Sink, TargetError, SYNC_EVERY};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -117,8 +115,8 @@ fn with_io_syncing<T>(
         (None, Dest::Stdout(io::stdout()))
     } else {
         let p = Pending::create(output, files.force)?;
-        let file = p.handle()?;
-        (Some(p), Dest::File(Syncing::new(file, every)))
+        let file = p.syncing(every)?;
+        (Some(p), Dest::File(file))
     };
     let gz = output
         .extension()

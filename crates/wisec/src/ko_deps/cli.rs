@@ -100,24 +100,23 @@ pub fn run(a: KoDepsArgs) -> Result<(), Failure> {
             )));
         }
     }
-    let outputs: Vec<&Path> = [a.dot.as_deref(), a.png.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|p| *p != Path::new("-"))
-        .collect();
-    for p in &outputs {
-        if *p == a.module.as_path() {
+    let outputs = [("--dot", a.dot.as_deref()), ("--png", a.png.as_deref())];
+    for (name, p) in outputs {
+        let Some(p) = p.filter(|p| *p != Path::new("-")) else {
+            continue;
+        };
+        if p == a.module.as_path() {
             return Err(Failure::Usage(format!(
                 "{} is the module itself; write to another file",
                 p.display()
             )));
         }
-        if !a.force && std::fs::symlink_metadata(p).is_ok() {
-            return Err(Failure::Runtime(anyhow!(
-                "{}: already exists (use --force to overwrite it)",
-                p.display()
-            )));
-        }
+        crate::outfile::check_target(name, p, &[a.module.as_path()], &[], a.force).map_err(
+            |e| match e {
+                crate::outfile::TargetError::Clash(m) => Failure::Usage(m),
+                crate::outfile::TargetError::Exists(m) => Failure::Runtime(anyhow!(m)),
+            },
+        )?;
     }
     let interrupted = interrupt_flag();
     let paths = KernelPaths {
@@ -248,6 +247,17 @@ fn write_new(
         .map_err(|e| anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
     write(tmp.path()).map_err(|e| anyhow!("{}: cannot write: {e}", path.display()))?;
     stop()?;
+    if crate::outfile::is_stream(path) {
+        // A device or named pipe takes the bytes; a rename would replace
+        // the device node or pipe itself.
+        let copied = std::fs::File::open(tmp.path()).and_then(|mut from| {
+            let mut to = std::fs::OpenOptions::new().write(true).open(path)?;
+            std::io::copy(&mut from, &mut to)
+        });
+        return copied
+            .map(|_| ())
+            .map_err(|e| Failure::Runtime(anyhow!("{}: cannot write: {e}", path.display())));
+    }
     let done = if force {
         tmp.persist(path).map(|_| ())
     } else {

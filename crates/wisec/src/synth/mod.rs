@@ -1226,22 +1226,25 @@ fn write_capture_syncing(
     } else {
         Format::Pcapng
     };
-    if !force && std::fs::symlink_metadata(path).is_ok() {
-        bail!(
-            "{}: already exists (use --force to overwrite it)",
-            path.display()
-        );
-    }
+    crate::outfile::check_target("OUT", path, &[], &[], force).map_err(|e| match e {
+        crate::outfile::TargetError::Clash(m) | crate::outfile::TargetError::Exists(m) => {
+            anyhow::anyhow!(m)
+        }
+    })?;
     check_size(cfg)?;
-    let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
-    crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
+    if !crate::outfile::is_stream(path) {
+        let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
+        crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
+    }
     // A temporary file beside OUT, renamed into place once complete (and
     // removed on an error or a signal).
     let pending = crate::outfile::Pending::create(path, force)?;
     // Sent to disk in the background as it grows, so that the final sync
     // before the rename waits only for the last few megabytes.
-    let out =
-        crate::outfile::Sink::file(pending.handle()?, every, gz.then(flate2::Compression::fast));
+    let out = crate::outfile::Sink::new(
+        crate::outfile::Dest::File(pending.syncing(every)?),
+        gz.then(flate2::Compression::fast),
+    );
     let mut w = CaptureWriter::new(out, format);
     let link = if cfg.radiotap {
         LINKTYPE_RADIOTAP
