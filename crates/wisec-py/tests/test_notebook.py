@@ -13,6 +13,9 @@ NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "examples" / "tour.ipyn
 
 def test_tour_notebook_runs(tmp_path, monkeypatch):
     monkeypatch.setenv("WISEC_BIN", wisec_bin())
+    # The notebook's work directory (tempfile.mkdtemp) goes under the
+    # test's own directory, removed with it, not into the system's /tmp.
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = "".join(
