@@ -234,7 +234,7 @@ fn run_pipeline(
         Err(e) => return Ended::Capture(e.to_string()),
     };
     let mut writer = CaptureWriter::new(OutputWriter(tx), Format::Pcapng);
-    let r = pipeline::decrypt(&mut reader, &mut writer, &mut store, cfg, &mut || {});
+    let r = pipeline::decrypt(&mut reader, &mut writer, &mut store, cfg, &mut |_| {});
     drop(writer);
     match r {
         Ok(mut summary) => {

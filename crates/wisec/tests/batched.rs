@@ -83,7 +83,7 @@ fn store(given: &[(KeyRole, Vec<u8>)]) -> TrackedKeys {
 fn run<K: KeyStore>(capture: &[u8], keys: &mut K, cfg: DecryptConfig) -> (Vec<u8>, DecryptSummary) {
     let mut r = CaptureReader::from_reader("t", Box::new(Cursor::new(capture.to_vec()))).unwrap();
     let mut w = CaptureWriter::new(Vec::new(), r.format());
-    let s = decrypt(&mut r, &mut w, keys, cfg, &mut || {}).unwrap();
+    let s = decrypt(&mut r, &mut w, keys, cfg, &mut |_| {}).unwrap();
     (w.into_inner().unwrap(), s)
 }
 
@@ -365,7 +365,7 @@ fn wep_on_the_engine_threads_matches_frame_by_frame() {
     };
     let mut r = CaptureReader::from_reader("t", Box::new(Cursor::new(plain))).unwrap();
     let mut w = CaptureWriter::new(Vec::new(), r.format());
-    let e = encrypt(&mut r, &mut w, &ecfg, &mut || {}).unwrap();
+    let e = encrypt(&mut r, &mut w, &ecfg, &mut |_| {}).unwrap();
     assert!(e.data_protected > 1000, "{e:?}");
     // Every 9th packet has its last octet (the encrypted ICV) flipped.
     let mut frames = packets(&w.into_inner().unwrap());

@@ -92,7 +92,11 @@ impl<T> Written<T> {
 /// Call [`Files::check`] first.
 pub(crate) fn with_io<T>(
     files: &Files<'_>,
-    f: impl FnOnce(&mut CaptureReader, &mut CaptureWriter<Sink>, &mut dyn FnMut()) -> anyhow::Result<T>,
+    f: impl FnOnce(
+        &mut CaptureReader,
+        &mut CaptureWriter<Sink>,
+        &mut dyn FnMut(u32),
+    ) -> anyhow::Result<T>,
 ) -> Result<Written<T>, Failure> {
     with_io_syncing(files, SYNC_EVERY, f).map(|(w, _)| w)
 }
@@ -102,7 +106,11 @@ pub(crate) fn with_io<T>(
 fn with_io_syncing<T>(
     files: &Files<'_>,
     every: u64,
-    f: impl FnOnce(&mut CaptureReader, &mut CaptureWriter<Sink>, &mut dyn FnMut()) -> anyhow::Result<T>,
+    f: impl FnOnce(
+        &mut CaptureReader,
+        &mut CaptureWriter<Sink>,
+        &mut dyn FnMut(u32),
+    ) -> anyhow::Result<T>,
 ) -> Result<(Written<T>, u64), Failure> {
     let (input, output) = (files.input, files.output);
     let mut reader = if is_stdio(input) {
@@ -130,7 +138,7 @@ fn with_io_syncing<T>(
         input.display().to_string()
     };
     let mut meter = Meter::new(reader.progress(), &name);
-    let result = f(&mut reader, &mut writer, &mut || meter.tick());
+    let result = f(&mut reader, &mut writer, &mut |n| meter.tick(n));
     meter.clear();
     let value = result?;
     let out_name = if is_stdio(output) {
@@ -185,12 +193,18 @@ impl Meter {
         }
     }
 
-    fn tick(&mut self) {
+    /// Notes `n` more records read; redraws the line at most every
+    /// 200 ms, looking at the clock once per 256 records.
+    fn tick(&mut self, n: u32) {
         if !self.enabled {
             return;
         }
-        self.calls = self.calls.wrapping_add(1);
-        if self.calls % 256 != 0 || self.last.elapsed() < Duration::from_millis(200) {
+        self.calls = self.calls.saturating_add(n);
+        if self.calls < 256 {
+            return;
+        }
+        self.calls = 0;
+        if self.last.elapsed() < Duration::from_millis(200) {
             return;
         }
         self.last = Instant::now();

@@ -336,7 +336,7 @@ fn damage(e: CaptureError, packets: u64) -> Result<String> {
 fn run<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
-    tick: &mut dyn FnMut(),
+    tick: &mut dyn FnMut(u32),
     ethernet: bool,
     mut packet: impl FnMut(&Interface, &mut Packet) -> Result<bool>,
 ) -> Result<(Option<String>, u64)> {
@@ -382,7 +382,7 @@ fn run<W: Write>(
                         p.orig_len = p.orig_len.saturating_add(pad.len as u32);
                     }
                     if !keep {
-                        tick();
+                        tick(1);
                         continue;
                     }
                     Record::Packet(p)
@@ -396,7 +396,7 @@ fn run<W: Write>(
         writer
             .write_record(&rec)
             .context("cannot write the output capture")?;
-        tick();
+        tick(1);
     }
     types.check(&file)?;
     Ok((damaged, foreign))
@@ -497,7 +497,7 @@ pub fn encrypt<W: Write>(
     reader: &mut CaptureReader,
     writer: &mut CaptureWriter<W>,
     cfg: &EncryptConfig,
-    tick: &mut dyn FnMut(),
+    tick: &mut dyn FnMut(u32),
 ) -> Result<EncryptSummary> {
     let mut s = EncryptSummary {
         suite: cfg.key.suite().name().to_string(),
@@ -1799,7 +1799,7 @@ pub fn decrypt<W: Write + Send, K: KeyStore>(
     writer: &mut CaptureWriter<W>,
     keys: &mut K,
     cfg: DecryptConfig,
-    tick: &mut dyn FnMut(),
+    tick: &mut dyn FnMut(u32),
 ) -> Result<DecryptSummary> {
     let file = reader.file_name().to_string();
     let (enc, sink) = writer.split();
@@ -1922,7 +1922,7 @@ fn decrypt_stream<K: KeyStore>(
     out: &mut Output<'_>,
     keys: &mut K,
     cfg: DecryptConfig,
-    tick: &mut dyn FnMut(),
+    tick: &mut dyn FnMut(u32),
 ) -> Result<DecryptSummary> {
     let eth = cfg.ethernet;
     let mut d = Decrypter::new(cfg);
@@ -1936,9 +1936,7 @@ fn decrypt_stream<K: KeyStore>(
     let mut pending: Option<(Stretch, Option<u64>)> = None;
     loop {
         let mut st = io.stretch()?;
-        for _ in &st.metas {
-            tick();
-        }
+        tick(u32::try_from(st.metas.len()).unwrap_or(u32::MAX));
         let mut batches = spare.pop().unwrap_or_default();
         batches.resize_with(threads, Batch::default);
         let gen = d.classify(keys, &mut st, &mut batches);
@@ -1992,7 +1990,7 @@ fn decrypt_stream<K: KeyStore>(
                 other => other,
             };
             out.record(&rec)?;
-            tick();
+            tick(1);
         }
     }
 }
@@ -2194,7 +2192,7 @@ mod props {
             };
             let mut r = reader(capture(&frames, link));
             let mut w = CaptureWriter::new(Vec::new(), Format::Pcapng);
-            let s = encrypt(&mut r, &mut w, &cfg, &mut || {}).unwrap();
+            let s = encrypt(&mut r, &mut w, &cfg, &mut |_| {}).unwrap();
             prop_assert_eq!(s.frames as usize, frames.len());
             let enc = w.into_inner().unwrap();
 
@@ -2208,7 +2206,7 @@ mod props {
             keys.add_igtk(None, &[9u8; 16]).unwrap();
             let mut r = reader(enc);
             let mut w = CaptureWriter::new(Vec::new(), Format::Pcapng);
-            let d = decrypt(&mut r, &mut w, &mut keys, DecryptConfig::default(), &mut || {}).unwrap();
+            let d = decrypt(&mut r, &mut w, &mut keys, DecryptConfig::default(), &mut |_| {}).unwrap();
             prop_assert_eq!(d.frames as usize, frames.len());
             // Everything encrypt protected, decrypt unprotects.
             let protected = s.data_protected + s.mgmt_protected;
