@@ -28,6 +28,7 @@ mod field {
 /// - Control: 10 for CTS and Ack, 16 for the others with a TA or BSSID
 ///   (9.3.1); a Control Wrapper carries Address 1, the carried frame control
 ///   and HT Control (9.3.1.9): 16.
+#[inline]
 pub fn header_len(fc: FrameControl) -> Result<usize> {
     if fc.protocol_version() != 0 {
         return Err(Error::Unsupported);
@@ -101,12 +102,14 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Frame Control.
+    #[inline]
     pub fn frame_control(&self) -> FrameControl {
         let b = self.buffer.as_ref();
         FrameControl::from_bytes([b[0], b[1]])
     }
 
     /// Length of the MAC header (see [`header_len`]).
+    #[inline]
     pub fn header_len(&self) -> usize {
         // check_len has verified that header_len succeeds.
         header_len(self.frame_control()).unwrap_or(self.buffer.as_ref().len())
@@ -127,12 +130,14 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Address 1 (always present).
+    #[inline]
     pub fn addr1(&self) -> MacAddr {
         MacAddr::from_bytes(&self.buffer.as_ref()[field::ADDR1]).unwrap_or_default()
     }
 
     /// Address 2, absent in CTS and Ack frames. In a Control Wrapper the
     /// bytes after Address 1 are not an address and this returns `None`.
+    #[inline]
     pub fn addr2(&self) -> Option<MacAddr> {
         let fc = self.frame_control();
         if fc.is_ctrl() && fc.subtype() == ctrl_subtype::CONTROL_WRAPPER {
@@ -142,6 +147,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Address 3, present in management and data frames.
+    #[inline]
     pub fn addr3(&self) -> Option<MacAddr> {
         if self.frame_control().is_ctrl() {
             return None;
@@ -150,6 +156,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Address 4, present in data frames with To DS and From DS set.
+    #[inline]
     pub fn addr4(&self) -> Option<MacAddr> {
         if !self.frame_control().has_addr4() {
             return None;
@@ -158,6 +165,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Sequence Control, present in management and data frames.
+    #[inline]
     pub fn sequence_control(&self) -> Option<u16> {
         if self.frame_control().is_ctrl() {
             return None;
@@ -188,6 +196,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// QoS Control, present in QoS data frames (9.2.4.5).
+    #[inline]
     pub fn qos_control(&self) -> Option<u16> {
         let off = self.qos_offset()?;
         let b = self.buffer.as_ref();
@@ -196,6 +205,7 @@ impl<T: AsRef<[u8]>> Header<T> {
 
     /// The TID of a QoS data frame (bits 0..=3 of QoS Control), 0 for
     /// non-QoS frames.
+    #[inline]
     pub fn tid(&self) -> u8 {
         self.qos_control().map_or(0, |q| (q & 0x0f) as u8)
     }
@@ -217,11 +227,13 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 
     /// Receiver address: Address 1.
+    #[inline]
     pub fn ra(&self) -> MacAddr {
         self.addr1()
     }
 
     /// Transmitter address: Address 2 where present.
+    #[inline]
     pub fn ta(&self) -> Option<MacAddr> {
         self.addr2()
     }
@@ -230,6 +242,7 @@ impl<T: AsRef<[u8]>> Header<T> {
     /// Address 3 in management frames and IBSS data, Address 2 in data from
     /// the DS, Address 1 in data to the DS; none for a four-address frame.
     /// For PS-Poll and CF-End the BSSID is in Address 1 or 2 as 9.3.1 shows.
+    #[inline]
     pub fn bssid(&self) -> Option<MacAddr> {
         let fc = self.frame_control();
         match fc.frame_type() {
@@ -278,6 +291,7 @@ impl<T: AsRef<[u8]>> Header<T> {
 
     /// The bytes after the MAC header (frame body, and FCS if the buffer
     /// holds one).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         let b = self.buffer.as_ref();
         &b[self.header_len().min(b.len())..]
