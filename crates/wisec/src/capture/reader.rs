@@ -31,16 +31,29 @@ impl Progress {
     }
 }
 
+/// The compressed bytes a gzip decoder takes from a buffered reader,
+/// counted as it consumes them.
 struct Counting<R> {
     inner: R,
     count: Arc<AtomicU64>,
 }
 
-impl<R: Read> Read for Counting<R> {
+impl<R: BufRead> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.count.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        self.inner.consume(n);
     }
 }
 
@@ -114,11 +127,12 @@ impl CaptureReader {
             read: Arc::new(AtomicU64::new(0)),
             total,
         };
-        let counting = Counting {
-            inner: r,
-            count: progress.read.clone(),
-        };
-        let mut raw = BufReader::with_capacity(BUF, counting);
+        // The plain file is read straight from `r` (no wrapper of ours in
+        // between: a `Read` that only implements `read` has the standard
+        // library zero every buffer before reading into it), and its
+        // bytes are counted where this reader reads them; a compressed
+        // one through a counter under the decoder.
+        let mut raw = BufReader::with_capacity(BUF, r);
         let head = raw.fill_buf().map_err(|e| CaptureError {
             file: name.to_string(),
             offset: None,
@@ -126,7 +140,11 @@ impl CaptureReader {
         })?;
         let gzip = head.starts_with(&[0x1f, 0x8b]);
         let src: Box<dyn BufRead + Send> = if gzip {
-            Box::new(BufReader::with_capacity(BUF, MultiGzDecoder::new(raw)))
+            let counting = Counting {
+                inner: raw,
+                count: progress.read.clone(),
+            };
+            Box::new(BufReader::with_capacity(BUF, MultiGzDecoder::new(counting)))
         } else {
             Box::new(raw)
         };
@@ -213,7 +231,16 @@ impl CaptureReader {
             }
         }
         self.offset += n as u64;
+        self.count_plain(n);
         Ok(n)
+    }
+
+    /// Adds `n` bytes read from a plain (uncompressed) file to the
+    /// progress; a compressed file's are counted under the decoder.
+    fn count_plain(&self, n: usize) {
+        if !self.gzip {
+            self.progress.read.fetch_add(n as u64, Ordering::Relaxed);
+        }
     }
 
     fn start(&mut self) -> Result<(), CaptureError> {
@@ -414,6 +441,7 @@ impl CaptureReader {
                     return Err(self.io_err(&e));
                 }
             };
+            self.count_plain(got);
             if got > 0 {
                 continue;
             }

@@ -240,6 +240,42 @@ fn gzip_is_detected() {
 }
 
 #[test]
+fn progress_counts_the_bytes_of_the_file_as_stored() {
+    let payloads: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| vec![i as u8; 40 + (i as usize % 90)])
+        .collect();
+    let recs: Vec<(u32, u32, &[u8])> = payloads.iter().map(|p| (1, 2, p.as_slice())).collect();
+    let plain = pcap_file(false, false, 105, &recs);
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&plain).unwrap();
+    let gz = enc.finish().unwrap();
+    // Record by record (pcapng-style reads) and in stretches (pcap's).
+    let (r, _) = read_all("x.pcap", plain.clone()).unwrap();
+    assert_eq!(r.progress().bytes_read(), plain.len() as u64);
+    let (r, _) = read_all("x.pcap.gz", gz.clone()).unwrap();
+    assert_eq!(r.progress().bytes_read(), gz.len() as u64);
+    for bytes in [plain, gz] {
+        let len = bytes.len() as u64;
+        let mut r = CaptureReader::from_reader("x", Box::new(std::io::Cursor::new(bytes))).unwrap();
+        let progress = r.progress();
+        let (mut arena, mut metas) = (Vec::new(), Vec::new());
+        let mut seen = 0;
+        loop {
+            arena.clear();
+            let stop = r.read_packets(&mut arena, &mut metas, 1000).unwrap();
+            // Never more than the file, never going back.
+            assert!(progress.bytes_read() >= seen && progress.bytes_read() <= len);
+            seen = progress.bytes_read();
+            if stop == Stop::End {
+                break;
+            }
+        }
+        assert_eq!(metas.len(), 300);
+        assert_eq!(progress.bytes_read(), len);
+    }
+}
+
+#[test]
 fn defects_name_file_and_offset() {
     assert_eq!(
         err_of(Vec::new()),
