@@ -7,6 +7,8 @@
 //!   written in place, with no temporary file and no rename, which would
 //!   replace the device node or the pipe itself ([`is_stream`]). A
 //!   directory, block device or socket is refused before any work.
+//! - A symbolic link is written through: the file it names is replaced,
+//!   the link stays ([`rename_target`]).
 //! - Data goes to a hidden temporary file beside the target, created
 //!   readable by its owner only (mode 0600: it may hold decrypted traffic
 //!   or keys), and is renamed onto the target only when everything
@@ -230,6 +232,20 @@ pub fn is_stream(_target: &Path) -> bool {
     false
 }
 
+/// The path a finished output is renamed onto: `target`, or the file it
+/// names when it is a symbolic link. A link is written through, the link
+/// staying: a rename onto the link would replace the link itself
+/// (`/dev/stdout` with a regular file when standard output is one). A
+/// link that names nothing is replaced.
+pub fn rename_target(target: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(target) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf())
+        }
+        _ => target.to_path_buf(),
+    }
+}
+
 /// What an existing `target` is when it can be neither replaced by a file
 /// nor written in place: a directory, a block device or a socket.
 fn unwritable(target: &Path) -> Option<&'static str> {
@@ -252,8 +268,9 @@ fn unwritable(target: &Path) -> Option<&'static str> {
 
 /// Where a [`Pending`] output is written.
 enum Place {
-    /// A temporary file beside the target, renamed onto it at the end.
-    Temp(tempfile::NamedTempFile),
+    /// A temporary file beside the target (the file a symbolic link
+    /// names), renamed onto it at the end.
+    Temp(tempfile::NamedTempFile, PathBuf),
     /// The target itself, a character device or named pipe.
     Stream(File),
 }
@@ -294,7 +311,8 @@ impl Pending {
             });
         }
         remove_on_signals();
-        let dir = dir_of(target);
+        let dest = rename_target(target);
+        let dir = dir_of(&dest);
         // tempfile creates the file with mode 0600 on Unix.
         let tmp = tempfile::Builder::new()
             .prefix(".wisec-")
@@ -303,7 +321,7 @@ impl Pending {
             .map_err(|e| anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
         let id = register(tmp.path());
         Ok(Pending {
-            place: Some(Place::Temp(tmp)),
+            place: Some(Place::Temp(tmp, dest)),
             target: target.to_path_buf(),
             force,
             id,
@@ -319,7 +337,7 @@ impl Pending {
     /// The file written: the temporary file, or the device or pipe.
     pub fn file(&self) -> Result<&File> {
         Ok(match self.place()? {
-            Place::Temp(t) => t.as_file(),
+            Place::Temp(t, _) => t.as_file(),
             Place::Stream(f) => f,
         })
     }
@@ -336,7 +354,7 @@ impl Pending {
     /// no disk to send to.
     pub fn syncing(&self, every: u64) -> Result<Syncing> {
         let every = match self.place()? {
-            Place::Temp(_) => every,
+            Place::Temp(..) => every,
             Place::Stream(_) => u64::MAX,
         };
         Ok(Syncing::new(self.handle()?, every))
@@ -352,8 +370,8 @@ impl Pending {
     /// has had everything already.
     pub fn commit(mut self) -> Result<()> {
         let target = self.target.clone();
-        let tmp = match self.place.take() {
-            Some(Place::Temp(t)) => t,
+        let (tmp, dest) = match self.place.take() {
+            Some(Place::Temp(t, dest)) => (t, dest),
             Some(Place::Stream(_)) => return Ok(()),
             None => bail!("{}: already written", target.display()),
         };
@@ -361,9 +379,9 @@ impl Pending {
             .sync_all()
             .map_err(|e| anyhow!("{}: cannot write: {e}", target.display()))?;
         let persisted = if self.force {
-            tmp.persist(&target).map(|_| ())
+            tmp.persist(&dest).map(|_| ())
         } else {
-            tmp.persist_noclobber(&target).map(|_| ())
+            tmp.persist_noclobber(&dest).map(|_| ())
         };
         unregister(self.id);
         persisted.map_err(|e| anyhow!("{}: cannot create: {}", target.display(), e.error))

@@ -266,7 +266,7 @@ fn through_fifo(fifo: &Path, args: &[&str]) -> (Vec<u8>, std::process::Output) {
 
 #[cfg(unix)]
 #[test]
-fn named_pipes_and_devices_are_written_in_place_never_replaced() {
+fn pipes_devices_and_links_are_written_through_never_replaced() {
     use std::os::unix::fs::FileTypeExt;
     let dir = tempfile::tempdir().unwrap();
     let cap = synth(dir.path(), "s.pcap", &["--stations", "2", "--frames", "4"]);
@@ -297,6 +297,31 @@ fn named_pipes_and_devices_are_written_in_place_never_replaced() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(bytes, std::fs::read(&file_out).unwrap());
     assert!(is_fifo(&fifo), "the named pipe was replaced");
+    assert_eq!(parts(dir.path()), Vec::<PathBuf>::new());
+    // A symbolic link is written through (with --force: the file it names
+    // exists): the link stays, the file it names gets OUT.
+    let real = dir.path().join("real.pcap");
+    let link = dir.path().join("link.pcap");
+    std::fs::write(&real, b"old").unwrap();
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let r = wisec(&["decrypt", p(&cap), p(&link), "--passphrase", PASS]);
+    assert_eq!(r.status.code(), Some(1), "{r:?}");
+    ok(&[
+        "decrypt",
+        p(&cap),
+        p(&link),
+        "--passphrase",
+        PASS,
+        "--force",
+    ]);
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        std::fs::read(&real).unwrap(),
+        std::fs::read(dir.path().join("d.pcap")).unwrap()
+    );
     assert_eq!(parts(dir.path()), Vec::<PathBuf>::new());
     // A directory can be neither replaced nor written in: a usage error
     // before any work.

@@ -232,10 +232,8 @@ fn write_new(
     stop: &dyn Fn() -> Result<(), Failure>,
     write: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), Failure> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dest = crate::outfile::rename_target(path);
+    let dir = crate::outfile::dir_of(&dest);
     let suffix = path
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
@@ -259,9 +257,9 @@ fn write_new(
             .map_err(|e| Failure::Runtime(anyhow!("{}: cannot write: {e}", path.display())));
     }
     let done = if force {
-        tmp.persist(path).map(|_| ())
+        tmp.persist(&dest).map(|_| ())
     } else {
-        tmp.persist_noclobber(path).map(|_| ())
+        tmp.persist_noclobber(&dest).map(|_| ())
     };
     done.map_err(|e| Failure::Runtime(anyhow!("{}: cannot create: {}", path.display(), e.error)))
 }
