@@ -243,6 +243,19 @@ fn pipes_in_and_out() {
     let s: serde_json::Value = serde_json::from_slice(&o.stderr).unwrap();
     assert_eq!(s, from_file);
     assert!(s["decrypted"].as_u64().unwrap() > 10, "{s}");
+    // synth -: the same capture on standard output, the summary on
+    // standard error, no file named "-".
+    let o = Command::new(env!("CARGO_BIN_EXE_wisec"))
+        .current_dir(dir.path())
+        .args(["synth", "-", "--stations", "2", "--frames", "6"])
+        .args(["--ssid", SSID, "--passphrase", PASS, "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(o.stdout, std::fs::read(&cap).unwrap());
+    let s: serde_json::Value = serde_json::from_slice(&o.stderr).unwrap();
+    assert!(s["frames"].as_u64().unwrap() > 10, "{s}");
+    assert!(!dir.path().join("-").exists());
 }
 
 /// Runs `wisec args…` writing into the named pipe `fifo` and returns what

@@ -1226,25 +1226,36 @@ fn write_capture_syncing(
     } else {
         Format::Pcapng
     };
+    let stdout = crate::outfile::is_stdio(path);
     crate::outfile::check_target("OUT", path, &[], &[], force).map_err(|e| match e {
         crate::outfile::TargetError::Clash(m) | crate::outfile::TargetError::Exists(m) => {
             anyhow::anyhow!(m)
         }
     })?;
     check_size(cfg)?;
-    if !crate::outfile::is_stream(path) {
+    if !stdout && !crate::outfile::is_stream(path) {
         let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
         crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
     }
     // A temporary file beside OUT, renamed into place once complete (and
-    // removed on an error or a signal).
-    let pending = crate::outfile::Pending::create(path, force)?;
+    // removed on an error or a signal); standard output for `-`.
+    let pending = if stdout {
+        None
+    } else {
+        Some(crate::outfile::Pending::create(path, force)?)
+    };
     // Sent to disk in the background as it grows, so that the final sync
     // before the rename waits only for the last few megabytes.
-    let out = crate::outfile::Sink::new(
-        crate::outfile::Dest::File(pending.syncing(every)?),
-        gz.then(flate2::Compression::fast),
-    );
+    let dest = match &pending {
+        Some(p) => crate::outfile::Dest::File(p.syncing(every)?),
+        None => crate::outfile::Dest::Stdout(std::io::stdout()),
+    };
+    let path = if stdout {
+        Path::new("standard output")
+    } else {
+        path
+    };
+    let out = crate::outfile::Sink::new(dest, gz.then(flate2::Compression::fast));
     let mut w = CaptureWriter::new(out, format);
     let link = if cfg.radiotap {
         LINKTYPE_RADIOTAP
@@ -1272,7 +1283,9 @@ fn write_capture_syncing(
         .into_inner()
         .and_then(|out| out.finish())
         .with_context(|| format!("{}: cannot write", path.display()))?;
-    pending.commit()?;
+    if let Some(p) = pending {
+        p.commit()?;
+    }
     Ok((summary, syncs))
 }
 
@@ -1368,7 +1381,7 @@ Examples:
     /// Arguments of `wisec synth`.
     #[derive(Debug, Args)]
     pub struct SynthArgs {
-        /// Output capture: pcap if it ends in .pcap or .pcap.gz, else pcapng; gzip if .gz
+        /// Output capture: pcap if it ends in .pcap or .pcap.gz, else pcapng; gzip if .gz; `-` for pcapng on standard output (the summary then goes to standard error)
         #[arg(value_name = "OUT")]
         output: PathBuf,
         /// AKM suite
@@ -1567,18 +1580,29 @@ Examples:
             wds: a.wds,
         };
         let s = write_capture(&cfg, &a.output, a.force).map_err(Error::Runtime)?;
-        // A closed standard output (a pager quit early) is not an error.
-        let mut stdout = std::io::stdout().lock();
+        // The summary goes to standard error when the capture went to
+        // standard output. A closed standard output (a pager quit early)
+        // is not an error.
+        let mut report: Box<dyn Write> = if crate::outfile::is_stdio(&a.output) {
+            Box::new(std::io::stderr().lock())
+        } else {
+            Box::new(std::io::stdout().lock())
+        };
+        let out_name = if crate::outfile::is_stdio(&a.output) {
+            "standard output".to_string()
+        } else {
+            a.output.display().to_string()
+        };
         if a.json {
             let text = serde_json::to_string_pretty(&s).map_err(|e| Error::Runtime(e.into()))?;
-            let _ = writeln!(stdout, "{text}");
+            let _ = writeln!(report, "{text}");
         } else {
             let _ = writeln!(
-                stdout,
+                report,
                 "wrote {}: {} frames ({} protected): {} beacons, {} authentication/association, \
 {} EAPOL ({} protected), {} unicast data, {} group data, {} protected management, {} BIP; \
 {} stations, {} group rekeys{}",
-                a.output.display(),
+                out_name,
                 s.frames,
                 s.protected,
                 s.beacons,
