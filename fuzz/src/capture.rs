@@ -104,7 +104,7 @@ pub fn decrypt(data: &[u8]) {
         &mut w,
         &mut store,
         DecryptConfig::default(),
-        &mut || {},
+        &mut |_| {},
     ) else {
         return;
     };
