@@ -233,7 +233,15 @@ fn write_new(
     write: impl FnOnce(&Path) -> Result<(), String>,
 ) -> Result<(), Failure> {
     let dest = crate::outfile::rename_target(path);
-    let dir = crate::outfile::dir_of(&dest);
+    let stream = crate::outfile::is_stream(path);
+    // A device or named pipe gets the bytes copied in: the file they are
+    // made in goes to the temporary directory, not beside the device
+    // (`/dev` is no place for it, nor writable for everyone).
+    let dir = if stream {
+        std::env::temp_dir()
+    } else {
+        crate::outfile::dir_of(&dest)
+    };
     let suffix = path
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy()))
@@ -245,9 +253,8 @@ fn write_new(
         .map_err(|e| anyhow!("{}: cannot create a file there: {e}", dir.display()))?;
     write(tmp.path()).map_err(|e| anyhow!("{}: cannot write: {e}", path.display()))?;
     stop()?;
-    if crate::outfile::is_stream(path) {
-        // A device or named pipe takes the bytes; a rename would replace
-        // the device node or pipe itself.
+    if stream {
+        // A rename would replace the device node or pipe itself.
         let copied = std::fs::File::open(tmp.path()).and_then(|mut from| {
             let mut to = std::fs::OpenOptions::new().write(true).open(path)?;
             std::io::copy(&mut from, &mut to)
