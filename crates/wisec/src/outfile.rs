@@ -40,6 +40,16 @@ pub fn is_stdio(p: &Path) -> bool {
     p.as_os_str() == STDIO
 }
 
+/// How messages name the file `p`: `stdio` (`"standard input"` or
+/// `"standard output"`) for `-`, else the path.
+pub fn shown(p: &Path, stdio: &str) -> String {
+    if is_stdio(p) {
+        stdio.to_string()
+    } else {
+        p.display().to_string()
+    }
+}
+
 /// Temporary paths to remove if a signal ends the process: files and
 /// directories, by registration number.
 static PENDING: Mutex<Vec<(u64, PathBuf)>> = Mutex::new(Vec::new());

@@ -4,7 +4,7 @@
 
 use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
 use crate::error::{usage, Failure};
-use crate::outfile::{check_target, is_stdio, Dest, Pending, Sink, TargetError, SYNC_EVERY};
+use crate::outfile::{check_target, is_stdio, shown, Dest, Pending, Sink, TargetError, SYNC_EVERY};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -132,20 +132,12 @@ fn with_io_syncing<T>(
     let sink = Sink::new(dest, gz.then(flate2::Compression::default));
     let format = format_for(output, reader.format());
     let mut writer = CaptureWriter::new(sink, format);
-    let name = if is_stdio(input) {
-        "standard input".to_string()
-    } else {
-        input.display().to_string()
-    };
+    let name = shown(input, "standard input");
     let mut meter = Meter::new(reader.progress(), &name);
     let result = f(&mut reader, &mut writer, &mut |n| meter.tick(n));
     meter.clear();
     let value = result?;
-    let out_name = if is_stdio(output) {
-        "standard output".to_string()
-    } else {
-        output.display().to_string()
-    };
+    let out_name = shown(output, "standard output");
     let write_err =
         |e: io::Error| anyhow::Error::new(e).context(format!("{out_name}: cannot write"));
     let sink = writer.into_inner().map_err(write_err)?;

@@ -1234,8 +1234,10 @@ fn write_capture_syncing(
     })?;
     check_size(cfg)?;
     if !stdout && !crate::outfile::is_stream(path) {
+        // Where the file will be: beside the file a symbolic link names.
+        let dir = crate::outfile::dir_of(&crate::outfile::rename_target(path));
         let need = estimated_bytes(cfg) / if gz { 2 } else { 1 };
-        crate::outfile::check_space(&crate::outfile::dir_of(path), need, "the capture")?;
+        crate::outfile::check_space(&dir, need, "the capture")?;
     }
     // A temporary file beside OUT, renamed into place once complete (and
     // removed on an error or a signal); standard output for `-`.
@@ -1250,11 +1252,7 @@ fn write_capture_syncing(
         Some(p) => crate::outfile::Dest::File(p.syncing(every)?),
         None => crate::outfile::Dest::Stdout(std::io::stdout()),
     };
-    let path = if stdout {
-        Path::new("standard output")
-    } else {
-        path
-    };
+    let name = crate::outfile::shown(path, "standard output");
     let out = crate::outfile::Sink::new(dest, gz.then(flate2::Compression::fast));
     let mut w = CaptureWriter::new(out, format);
     let link = if cfg.radiotap {
@@ -1265,7 +1263,7 @@ fn write_capture_syncing(
     let mut iface = Interface::new(link, 65535);
     iface.tsresol = 6;
     w.write_interface(&iface)
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+        .with_context(|| format!("{name}: cannot write"))?;
     let mut pkt = Packet {
         interface: 0,
         timestamp: 0,
@@ -1282,7 +1280,7 @@ fn write_capture_syncing(
     let syncs = w
         .into_inner()
         .and_then(|out| out.finish())
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+        .with_context(|| format!("{name}: cannot write"))?;
     if let Some(p) = pending {
         p.commit()?;
     }
@@ -1588,11 +1586,7 @@ Examples:
         } else {
             Box::new(std::io::stdout().lock())
         };
-        let out_name = if crate::outfile::is_stdio(&a.output) {
-            "standard output".to_string()
-        } else {
-            a.output.display().to_string()
-        };
+        let out_name = crate::outfile::shown(&a.output, "standard output");
         if a.json {
             let text = serde_json::to_string_pretty(&s).map_err(|e| Error::Runtime(e.into()))?;
             let _ = writeln!(report, "{text}");
