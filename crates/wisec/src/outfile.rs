@@ -174,6 +174,24 @@ pub enum TargetError {
     Exists(String),
 }
 
+impl TargetError {
+    /// The message, whichever kind of error it is.
+    pub fn into_message(self) -> String {
+        match self {
+            TargetError::Clash(m) | TargetError::Exists(m) => m,
+        }
+    }
+}
+
+impl From<TargetError> for crate::error::Failure {
+    fn from(e: TargetError) -> Self {
+        match e {
+            TargetError::Clash(m) => crate::error::Failure::Usage(m),
+            TargetError::Exists(m) => crate::error::Failure::Runtime(anyhow!(m)),
+        }
+    }
+}
+
 /// Checks the output `target` (described as `what`, e.g. `OUT` or
 /// `--keys-out`) against the files the command reads (`inputs`) and the
 /// other outputs it writes (`others`): never one of them, and an existing

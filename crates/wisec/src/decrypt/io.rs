@@ -3,8 +3,8 @@
 //! standard output) in the format its name asks for, a progress line.
 
 use crate::capture::{CaptureReader, CaptureWriter, Format, Progress};
-use crate::error::{usage, Failure};
-use crate::outfile::{check_target, is_stdio, shown, Dest, Pending, Sink, TargetError, SYNC_EVERY};
+use crate::error::Failure;
+use crate::outfile::{check_target, is_stdio, shown, Dest, Pending, Sink, SYNC_EVERY};
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -26,12 +26,9 @@ impl Files<'_> {
     /// Checks every output before anything is read or written: none is
     /// IN or another output, none exists unless `force`.
     pub fn check(&self) -> Result<(), Failure> {
-        let to_failure = |e: TargetError| match e {
-            TargetError::Clash(m) => usage(m),
-            TargetError::Exists(m) => Failure::Runtime(anyhow::anyhow!(m)),
-        };
         let others: Vec<(&str, &Path)> = self.others.iter().map(|(n, p)| (*n, *p)).collect();
-        check_target("OUT", self.output, &[self.input], &others, self.force).map_err(to_failure)?;
+        check_target("OUT", self.output, &[self.input], &others, self.force)
+            .map_err(Failure::from)?;
         for (i, (name, p)) in self.others.iter().enumerate() {
             let rest: Vec<(&str, &Path)> = std::iter::once(("OUT", self.output))
                 .chain(
@@ -42,7 +39,7 @@ impl Files<'_> {
                         .map(|(_, o)| *o),
                 )
                 .collect();
-            check_target(name, p, &[self.input], &rest, self.force).map_err(to_failure)?;
+            check_target(name, p, &[self.input], &rest, self.force).map_err(Failure::from)?;
         }
         Ok(())
     }

@@ -111,12 +111,8 @@ pub fn run(a: KoDepsArgs) -> Result<(), Failure> {
                 p.display()
             )));
         }
-        crate::outfile::check_target(name, p, &[a.module.as_path()], &[], a.force).map_err(
-            |e| match e {
-                crate::outfile::TargetError::Clash(m) => Failure::Usage(m),
-                crate::outfile::TargetError::Exists(m) => Failure::Runtime(anyhow!(m)),
-            },
-        )?;
+        crate::outfile::check_target(name, p, &[a.module.as_path()], &[], a.force)
+            .map_err(Failure::from)?;
     }
     let interrupted = interrupt_flag();
     let paths = KernelPaths {

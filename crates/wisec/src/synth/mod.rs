@@ -1227,11 +1227,8 @@ fn write_capture_syncing(
         Format::Pcapng
     };
     let stdout = crate::outfile::is_stdio(path);
-    crate::outfile::check_target("OUT", path, &[], &[], force).map_err(|e| match e {
-        crate::outfile::TargetError::Clash(m) | crate::outfile::TargetError::Exists(m) => {
-            anyhow::anyhow!(m)
-        }
-    })?;
+    crate::outfile::check_target("OUT", path, &[], &[], force)
+        .map_err(|e| anyhow::anyhow!(e.into_message()))?;
     check_size(cfg)?;
     if !stdout && !crate::outfile::is_stream(path) {
         // Where the file will be: beside the file a symbolic link names.
