@@ -647,19 +647,12 @@ impl Tracker {
             self.observe_mgmt(mpdu);
         } else if fc.is_data() {
             // Nearly every data frame is no EAPOL frame: its LLC/SNAP
-            // EtherType, found from the frame control alone, says so
-            // before the frame is parsed (the same test as
-            // `may_carry_eapol` below).
-            let eapol = wisec_wire::mac_header::header_len(fc).is_ok_and(|h| {
-                mpdu.get(h + 6..h + 8) == Some(&EtherType::EAPOL.0.to_be_bytes()[..])
-            });
-            if !eapol {
-                return;
-            }
-            let Ok(f) = DataFrame::new_checked(mpdu) else {
-                return;
-            };
-            if !may_carry_eapol(&f) || f.ethertype() != Some(EtherType::EAPOL) {
+            // EtherType says so before the header is checked.
+            let f = DataFrame::new_unchecked(mpdu);
+            if !may_carry_eapol(&f)
+                || f.check_len().is_err()
+                || f.ethertype() != Some(EtherType::EAPOL)
+            {
                 return;
             }
             let h = f.header();
