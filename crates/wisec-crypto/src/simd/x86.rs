@@ -211,12 +211,11 @@ pub(super) fn expand_key(key: &[u8], rk: &mut [Blk; 15]) -> Option<usize> {
 
 // ------------------------------------------------------------- vectors
 
-/// Byte order reversal within each 128-bit lane (turns the big-endian
-/// CCM counter into a little-endian 16-bit word 0).
+/// Byte order reversal within each 128-bit lane (GHASH's bit order).
 pub(super) static REV: Blk = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
-/// 16-bit word 0 = 1: the counter increment in reversed order.
-static ONE: Blk = [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 /// The last byte = 1: `A_0 xor E15 = A_1` (the counter of `A_0` is 0).
+/// As 16-bit words (`add16`), word 7 = 0x0100: it adds one to the
+/// counter's low octet, and a carry out of that octet is lost.
 static E15: Blk = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
 
 /// `B` AES blocks in one register. Every method is `unsafe`: it may only
@@ -526,18 +525,24 @@ impl Vector for Z {
     }
     #[inline(always)]
     unsafe fn scatter(self, p: &[*mut u8], off: usize, n: usize) {
+        // Blocks 1..3 go out by masked stores of the whole register, its
+        // base placed so that only block i's 16 octets (the mask) land, at
+        // `p[i] + off`: no lane extraction, which competes with `vaesenc`
+        // for the same execution ports. A masked store touches only the
+        // octets its mask enables, so the base (a wrapping offset, never
+        // dereferenced) may lie outside the frame.
         let v = self.0;
         if n > 0 {
             _mm_storeu_si128(p[0].add(off).cast(), _mm512_castsi512_si128(v));
         }
         if n > 1 {
-            _mm_storeu_si128(p[1].add(off).cast(), _mm512_extracti32x4_epi32::<1>(v));
+            _mm512_mask_storeu_epi32(p[1].add(off).wrapping_sub(16).cast(), 0x00f0, v);
         }
         if n > 2 {
-            _mm_storeu_si128(p[2].add(off).cast(), _mm512_extracti32x4_epi32::<2>(v));
+            _mm512_mask_storeu_epi32(p[2].add(off).wrapping_sub(32).cast(), 0x0f00, v);
         }
         if n > 3 {
-            _mm_storeu_si128(p[3].add(off).cast(), _mm512_extracti32x4_epi32::<3>(v));
+            _mm512_mask_storeu_epi32(p[3].add(off).wrapping_sub(48).cast(), 0xf000, v);
         }
     }
     #[inline(always)]
@@ -733,6 +738,11 @@ unsafe fn tail_g<T: Vector, const G: usize, const NR: usize>(
 /// `ks = E(ctr++)`. The MAC and counter blocks of all lanes go through
 /// each round together.
 ///
+/// The counter is stepped in its big-endian form by one add to its low
+/// octet (no byte reversal per step): the caller runs only as many steps
+/// as leave every lane's low octet short of wrapping (the last step may
+/// take it to 0, and the caller then carries).
+///
 /// With `AHEAD` (protect with the body moved 8 octets up), the block
 /// processed in a step is the one read a step earlier (`pend`), and the
 /// step reads the block after it before storing its output, which
@@ -757,8 +767,7 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, co
     steps: usize,
 ) {
     let k = round_keys::<T, NR>(rk);
-    let rev = T::splat(&REV);
-    let one = T::splat(&ONE);
+    let one = T::splat(&E15);
     // The MAC chain keeps each lane one round short: `x` is the state
     // before the last round, and the last round of block s is done with
     // the key `k[NR] ^ k[0] ^ P_{s+1}`, which yields `MAC_s ^ P_{s+1}`
@@ -779,7 +788,7 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, co
         if AHEAD {
             pend[g] = T::load(pend_s.add(g * T::B));
         }
-        ctr[g] = T::load(ctr_s.add(g * T::B)).rev(rev);
+        ctr[g] = T::load(ctr_s.add(g * T::B));
         n[g] = active.saturating_sub(g * T::B).min(T::B);
     }
     for s in 0..steps {
@@ -798,7 +807,7 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, co
             o.scatter(&wp[g * T::B..], off, n[g]);
             let pt = if DEC { o } else { d };
             x[g] = x[g].enclast(kx.xor(pt));
-            c[g] = ctr[g].rev(rev).xor(k[0]);
+            c[g] = ctr[g].xor(k[0]);
             ctr[g] = ctr[g].add16(one);
         }
         for kr in &k[1..NR] {
@@ -814,7 +823,7 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, co
     for g in 0..G {
         x[g].enclast(k[NR]).store(mac_s.add(g * T::B));
         ks[g].store(ks_s.add(g * T::B));
-        ctr[g].rev(rev).store(ctr_s.add(g * T::B));
+        ctr[g].store(ctr_s.add(g * T::B));
         if AHEAD {
             pend[g].store(pend_s.add(g * T::B));
         }
@@ -987,43 +996,59 @@ pub(super) fn body(
     }
     let nr = k.nr;
     let rk = &k.rk;
-    // SAFETY: the instruction set of each wrapper was detected (`has`).
-    // Each `rp[j]`/`wp[j]` pair of an active lane points into its own
-    // frame buffer (distinct `&mut` slices of `bufs`, checked distinct by
-    // the caller), with the bytes the kernel reads (`16 * steps`, one
-    // block more when protecting) and writes (`16 * steps`) after them
-    // (checked just above), so every access is in bounds and lanes never
-    // alias each other. Within a lane, reads and writes overlap only as
-    // the kernel orders them (a block is read before the store over it).
-    // Lanes from `active` on repeat lane 0's pointers and are only read
-    // through, never written (the kernel stores `min(B, active - g*B)`
-    // blocks per register). `G * B <= MAX_LANES` for every G picked
-    // below, so the state arrays of `lanes` cover every register loaded.
-    unsafe {
-        match path {
-            Path::Avx512 => pick!(
-                body_z,
-                active.div_ceil(4),
-                nr,
-                dec,
-                rk,
-                lanes,
-                &rp,
-                &wp,
-                steps
-            ),
-            Path::Avx2 => pick!(
-                body_y,
-                active.div_ceil(2),
-                nr,
-                dec,
-                rk,
-                lanes,
-                &rp,
-                &wp,
-                steps
-            ),
-            _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, &wp, steps),
+    let mut left = steps;
+    while left > 0 {
+        // The kernels step only the counter's low octet (`body_g`): run
+        // as many steps as no active lane's low octet wraps in (at least
+        // one, as the octet is at most 255), then carry by hand. A body
+        // of up to 4064 octets (counters 2 to 255) takes one round.
+        let room = lanes.ctr[..active]
+            .iter()
+            .map(|c| 256 - usize::from(c[15]))
+            .min()
+            .unwrap_or(256);
+        let n = left.min(room);
+        // SAFETY: the instruction set of each wrapper was detected
+        // (`has`). Each `rp[j]`/`wp[j]` pair of an active lane points into
+        // its own frame buffer (distinct `&mut` slices of `bufs`, checked
+        // distinct by the caller), with the bytes the kernel reads (`16 *
+        // n`, one block more when protecting) and writes (`16 * n`) after
+        // them: `n <= left`, and the pointers have moved `16 * (steps -
+        // left)` into spans checked above for `steps` steps, so every
+        // access is in bounds and lanes never alias each other. Within a
+        // lane, reads and writes overlap only as the kernel orders them (a
+        // block is read before the store over it). Lanes from `active` on
+        // repeat lane 0's pointers and are only read through, never
+        // written (the kernel stores `min(B, active - g*B)` blocks per
+        // register). `G * B <= MAX_LANES` for every G picked below, so the
+        // state arrays of `lanes` cover every register loaded.
+        unsafe {
+            match path {
+                Path::Avx512 => pick!(body_z, active.div_ceil(4), nr, dec, rk, lanes, &rp, &wp, n),
+                Path::Avx2 => pick!(body_y, active.div_ceil(2), nr, dec, rk, lanes, &rp, &wp, n),
+                _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, &wp, n),
+            }
+        }
+        for c in &mut lanes.ctr[..active] {
+            // After n >= 1 steps from a low octet of at most 256 - n, the
+            // octet is 0 only where it wrapped.
+            if c[15] == 0 {
+                c[14] = c[14].wrapping_add(1);
+            }
+        }
+        left -= n;
+        if left == 0 {
+            break;
+        }
+        for (r, w) in rp.iter_mut().zip(wp.iter_mut()) {
+            // SAFETY: after this move each pointer is `16 * (steps -
+            // left)` bytes, with `left >= 1` steps still to run, into a
+            // span checked above for all `steps`: it stays inside its
+            // frame.
+            unsafe {
+                *r = r.add(16 * n);
+                *w = w.add(16 * n);
+            }
         }
     }
 }
