@@ -168,7 +168,8 @@ pub fn same_target(a: &Path, b: &Path) -> bool {
 /// Why a target cannot be written.
 #[derive(Debug)]
 pub enum TargetError {
-    /// It is one of the inputs or another output (a usage error).
+    /// It is one of the inputs or another output, or it cannot be a file
+    /// (a directory, a block device, a socket): a usage error.
     Clash(String),
     /// It exists and `--force` was not given (a runtime error).
     Exists(String),

@@ -349,7 +349,7 @@ fn pipes_devices_and_links_are_written_through_never_replaced() {
     a[1] = p(&sub).to_string();
     a.push("--force".into());
     let r = wisec(&a.iter().map(String::as_str).collect::<Vec<_>>());
-    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(r.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&r.stderr).contains("is a directory"),
         "{r:?}"

@@ -1557,6 +1557,16 @@ Examples:
                 super::MAX_DATA_FRAMES
             )));
         }
+        // OUT is checked before any work, as by the other commands: one
+        // that cannot take a capture (a directory, a socket) is a usage
+        // error, an existing file without --force a runtime one.
+        match crate::outfile::check_target("OUT", &a.output, &[], &[], a.force) {
+            Ok(()) => {}
+            Err(crate::outfile::TargetError::Clash(m)) => return Err(Error::Usage(m)),
+            Err(crate::outfile::TargetError::Exists(m)) => {
+                return Err(Error::Runtime(anyhow::anyhow!(m)))
+            }
+        }
         let cfg = SynthConfig {
             akm,
             cipher,
