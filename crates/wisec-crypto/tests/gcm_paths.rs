@@ -447,3 +447,33 @@ fn both_key_sizes_every_length_gcmp_aad() {
         }
     }
 }
+
+/// Data past the 2400 octets above, where the 32-bit counter (inc32,
+/// SP 800-38D, 6.2) carries out of its low octet: around the first carry
+/// (block 254 takes counter 255), and long messages through many carries,
+/// against RustCrypto.
+#[test]
+fn long_messages_carry_the_counter_out_of_its_low_octet() {
+    let paths = gcm_paths();
+    let mut rng = Rng(0x6c6f_6e67_5f67_636d);
+    let lens = (4030..=4100usize).chain([5000, 8191, 8192, 65536 + 13, 100_000]);
+    for len in lens {
+        let key: Vec<u8> = (0..if len % 2 == 1 { 32 } else { 16 })
+            .map(|_| rng.next() as u8)
+            .collect();
+        let nonce: [u8; 12] = rng.bytes();
+        let mut aad = vec![0u8; 22 + rng.below(9) as usize];
+        rng.fill(&mut aad);
+        let mut plain = vec![0u8; len];
+        rng.fill(&mut plain);
+        let (want, want_tag) = rustcrypto(&key, &nonce, &aad, &plain);
+        for &path in &paths {
+            let g = Gcm::with_path(&key, path).unwrap();
+            let what = format!("{} seal, len {len}", path.name());
+            let (ct, tag) = seal_matches(&g, &nonce, &aad, &plain, (&want, &want_tag), &what);
+            let mut pt = vec![0u8; len];
+            g.open(&nonce, &aad, &ct, &mut pt, &tag).unwrap();
+            assert_eq!(pt, plain, "{} open, len {len}", path.name());
+        }
+    }
+}
