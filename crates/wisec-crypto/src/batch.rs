@@ -512,6 +512,7 @@ fn run_chunk<const TAG: usize, const DEC: bool>(
     // Phase 2: the full body blocks, lanes refilled as frames end.
     let max = eng.max_lanes();
     lanes.active = 0;
+    lanes.wraps = meta[..n].iter().any(|m| m.ok && m.body_len >= 254 * 16);
     let mut next = 0;
     loop {
         while lanes.active < max && next < n {

@@ -179,6 +179,12 @@ fn long_bodies_carry_the_counter_across_octets() {
             // A body octet (past any header and the CCMP header).
             let tamper = [(long, 64 + rng.below(65000) as usize, 0x10)];
             check_batch(s.as_ref(), path, &all, &tamper);
+            // Batches whose longest body sits at the edge: 254 full
+            // blocks end on counter 255, 255 take counter 256.
+            for edge in [4063, 4064, 4079, 4080, 4095, 4096] {
+                let all = cases(&mut rng, &key, &[100, edge, 17, edge, 2304]);
+                check_batch(s.as_ref(), path, &all, &[]);
+            }
         }
     }
 }

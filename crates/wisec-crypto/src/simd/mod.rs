@@ -243,6 +243,10 @@ pub(crate) struct Lanes {
     pub left: [usize; MAX_LANES],
     /// Lanes in use (the first `active`).
     pub active: usize,
+    /// Some lane may hold a frame of 254 full body blocks or more, whose
+    /// counter's low octet can wrap in the body pass: the vector kernels,
+    /// which step that octet alone, then end their runs where it wraps.
+    pub wraps: bool,
 }
 
 impl Lanes {
@@ -257,6 +261,7 @@ impl Lanes {
             pend: [[0; 16]; MAX_LANES],
             left: [0; MAX_LANES],
             active: 0,
+            wraps: false,
         }
     }
 }

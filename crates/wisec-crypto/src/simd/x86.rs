@@ -1000,14 +1000,17 @@ pub(super) fn body(
     while left > 0 {
         // The kernels step only the counter's low octet (`body_g`): run
         // as many steps as no active lane's low octet wraps in (at least
-        // one, as the octet is at most 255), then carry by hand. A body
-        // of up to 4064 octets (counters 2 to 255) takes one round.
-        let room = lanes.ctr[..active]
-            .iter()
-            .map(|c| 256 - usize::from(c[15]))
-            .min()
-            .unwrap_or(256);
-        let n = left.min(room);
+        // one, as the octet is at most 255), then carry by hand. Without
+        // `wraps` (bodies under 254 full blocks: counters 2 to 255) no
+        // lane can wrap, and all steps run at once.
+        let n = if lanes.wraps {
+            lanes.ctr[..active]
+                .iter()
+                .map(|c| 256 - usize::from(c[15]))
+                .fold(left, usize::min)
+        } else {
+            left
+        };
         // SAFETY: the instruction set of each wrapper was detected
         // (`has`). Each `rp[j]`/`wp[j]` pair of an active lane points into
         // its own frame buffer (distinct `&mut` slices of `bufs`, checked
@@ -1029,11 +1032,13 @@ pub(super) fn body(
                 _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, &wp, n),
             }
         }
-        for c in &mut lanes.ctr[..active] {
-            // After n >= 1 steps from a low octet of at most 256 - n, the
-            // octet is 0 only where it wrapped.
-            if c[15] == 0 {
-                c[14] = c[14].wrapping_add(1);
+        if lanes.wraps {
+            for c in &mut lanes.ctr[..active] {
+                // After n >= 1 steps from a low octet of at most 256 - n,
+                // the octet is 0 only where it wrapped.
+                if c[15] == 0 {
+                    c[14] = c[14].wrapping_add(1);
+                }
             }
         }
         left -= n;
