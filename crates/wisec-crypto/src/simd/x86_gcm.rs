@@ -20,6 +20,10 @@
 //! the keystream of the last partial group are computed before the bulk
 //! loop (see `early`).
 //!
+//! A message of at most two registers of data and AAD (112 and 128
+//! octets on zmm) takes `short_g` instead: straight-line code with one
+//! aggregated product and one reduction, and none of the group set-up.
+//!
 //! The wrappers are reached only after [`available`] reported the
 //! instructions; a [`RoundKeys`] exists only when AES-NI was found.
 
@@ -544,6 +548,124 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     out
 }
 
+/// The first `bytes <= 16 * B` bytes of `v`, zeros after them.
+#[inline(always)]
+unsafe fn keep_first<T: Vector>(v: T, bytes: usize) -> T {
+    if bytes == 16 * T::B {
+        v
+    } else {
+        v.and(T::load(KEEP.as_ptr().add(64 - bytes).cast()))
+    }
+}
+
+/// The most data octets [`short_g`] takes on `T`: two registers of
+/// blocks, the last holding at least the lengths block.
+const fn short_max<T: Vector>() -> usize {
+    16 * (2 * T::B - 1)
+}
+
+/// [`crypt_g`] for a short message, in straight-line code: data of at
+/// most [`short_max`] octets (one or two registers of counter blocks)
+/// and AAD of at most two registers. With no whole group there is no
+/// bulk loop; what is left of `crypt_g`'s set-up (the group and merge
+/// arithmetic, the look-ahead, the copy aside) costs more than the work
+/// itself on a frame this size. The whole input is loaded before the
+/// first store, so `dst` may be `src`, `src + 8`, `src - 8` or apart.
+/// GHASH (SP 800-38D, 6.4 and 7.1 step 5) aggregates the AAD blocks,
+/// the ciphertext blocks and the lengths block, `n` in all, with the
+/// powers `H^n .. H^1`, and reduces once.
+///
+/// `src` is valid for `len <= short_max::<T>()` bytes of reads, `dst`
+/// for `len` bytes of writes, `aad` for `aad_len <= 32 * B` reads.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn short_g<T: Vector, const NR: usize, const DEC: bool>(
+    rk: &[Blk; 15],
+    t: &GhashKey,
+    nonce: &[u8; 12],
+    aad: *const u8,
+    aad_len: usize,
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    lens: u128,
+) -> Blk {
+    let k = round_keys::<T, NR>(rk);
+    let rev = T::splat(&REV);
+    let w = 16 * T::B;
+    let iv_lo = u64::from_le_bytes([
+        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
+    ]);
+    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
+    // J_0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2); E(J_0) masks the tag.
+    let j = _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64);
+    let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0;
+    // Counter blocks J_0 + 1 .. (inc32, SP 800-38D, 6.2) in the
+    // byte-reversed form, where the 32-bit counter is word 0.
+    let c0 = T::splat_reg(j)
+        .rev(rev)
+        .add32(T::load(LANES.as_ptr()))
+        .add32(T::splat(&word0(1)));
+    let two = len > w;
+    let ks0 = aes::<T, NR>(&k, c0.rev(rev));
+    let ks1 = if two {
+        aes::<T, NR>(&k, c0.add32(T::splat(&word0(T::B))).rev(rev))
+    } else {
+        ks0
+    };
+    // Every input byte is in registers before the first store.
+    let n0 = len.min(w);
+    let n1 = len - n0;
+    let d0 = if n0 > 0 {
+        load_upto::<T>(src, n0)
+    } else {
+        T::splat(&[0; 16])
+    };
+    let d1 = if two {
+        load_upto::<T>(src.add(w), n1)
+    } else {
+        d0
+    };
+    // The ciphertext, zero padded, for the hash.
+    let o0 = ks0.xor(d0);
+    let o1 = ks1.xor(d1);
+    let h0 = if DEC { d0 } else { keep_first(o0, n0) };
+    let h1 = if DEC { d1 } else { keep_first(o1, n1) };
+    if n0 > 0 {
+        store_upto(o0, dst, n0);
+    }
+    if two {
+        store_upto(o1, dst.add(w), n1);
+    }
+
+    let nb = len.div_ceil(16);
+    let first = POWERS - (aad_len.div_ceil(16) + nb + 1);
+    let mut acc = Acc::<T>::new();
+    acc_bytes::<T>(&mut acc, t, None, aad, aad_len, first);
+    let lens = _mm_set_epi64x((lens >> 64) as i64, lens as i64);
+    // Ciphertext blocks from entry `cf` on, the lengths block after them:
+    // in lane `nb % B` of register `nb / B` (0 or 1).
+    let cf = first + aad_len.div_ceil(16);
+    let mut c = h0.rev(rev);
+    if nb < T::B {
+        c = c.xor_lane(lens, nb);
+    }
+    acc.mul(c, tab(&t.pow, cf), tab(&t.kar, cf));
+    if nb >= T::B {
+        let c = if two { h1.rev(rev) } else { T::splat(&[0; 16]) };
+        let c = c.xor_lane(lens, nb - T::B);
+        acc.mul(c, tab(&t.pow, cf + T::B), tab(&t.kar, cf + T::B));
+    }
+    let s = reduce(acc.fold_with(Acc::new()));
+    let tag = _mm_xor_si128(
+        _mm_shuffle_epi8(s, _mm_loadu_si128(REV.as_ptr().cast())),
+        ej0,
+    );
+    let mut out = [0u8; 16];
+    _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+    out
+}
+
 macro_rules! wrapper {
     ($feat:literal, $T:ty, $G:literal, $name:ident) => {
         #[target_feature(enable = $feat)]
@@ -559,7 +681,11 @@ macro_rules! wrapper {
             len: usize,
             lens: u128,
         ) -> Blk {
-            crypt_g::<$T, $G, NR, DEC>(rk, t, nonce, aad, aad_len, src, dst, len, lens)
+            if len <= short_max::<$T>() && aad_len <= 32 * <$T>::B {
+                short_g::<$T, NR, DEC>(rk, t, nonce, aad, aad_len, src, dst, len, lens)
+            } else {
+                crypt_g::<$T, $G, NR, DEC>(rk, t, nonce, aad, aad_len, src, dst, len, lens)
+            }
         }
     };
 }
