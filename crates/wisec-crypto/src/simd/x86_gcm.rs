@@ -292,6 +292,31 @@ unsafe fn hash_groups<T: Vector, const G: usize>(
     (s, off)
 }
 
+/// `J_0 = IV || 0^31 || 1` (SP 800-38D, 7.1 step 2), built in a
+/// register: a 16-byte load of a block just written in pieces would
+/// wait for the stores to retire (no store forwarding).
+#[inline(always)]
+unsafe fn j0_reg(nonce: &[u8; 12]) -> __m128i {
+    let iv_lo = u64::from_le_bytes([
+        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
+    ]);
+    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
+    _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64)
+}
+
+/// The tag: the hash `s` back in byte order, xor `E(J_0)` (SP 800-38D,
+/// 7.1 step 6).
+#[inline(always)]
+unsafe fn tag_of(s: __m128i, ej0: __m128i) -> Blk {
+    let tag = _mm_xor_si128(
+        _mm_shuffle_epi8(s, _mm_loadu_si128(REV.as_ptr().cast())),
+        ej0,
+    );
+    let mut out = [0u8; 16];
+    _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
+    out
+}
+
 /// GCM encryption (`DEC == false`) or decryption of `len` bytes from
 /// `src` to `dst` with AAD `aad`, returning the tag `E(J_0) xor GHASH`.
 ///
@@ -326,14 +351,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let rev = T::splat(&REV);
     let w = G * T::B;
     let zt = T::splat(&[0; 16]);
-    // J_0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2), built in a
-    // register: a 16-byte load of a block just written in pieces would
-    // wait for the stores to retire (no store forwarding).
-    let iv_lo = u64::from_le_bytes([
-        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
-    ]);
-    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
-    let j = _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64);
+    let j = j0_reg(nonce);
     // E(J_0) masks the tag (SP 800-38D, 7.1 step 6). Its ten or fourteen
     // dependent rounds start now, beside everything else, rather than
     // where the tag needs them (see `early`).
@@ -538,14 +556,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             rem,
         ));
     }
-    let s = reduce(acc.fold_with(Acc::new()));
-    let tag = _mm_xor_si128(
-        _mm_shuffle_epi8(s, _mm_loadu_si128(REV.as_ptr().cast())),
-        ej0,
-    );
-    let mut out = [0u8; 16];
-    _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
-    out
+    tag_of(reduce(acc.fold_with(Acc::new())), ej0)
 }
 
 /// The first `bytes <= 16 * B` bytes of `v`, zeros after them.
@@ -593,12 +604,8 @@ unsafe fn short_g<T: Vector, const NR: usize, const DEC: bool>(
     let k = round_keys::<T, NR>(rk);
     let rev = T::splat(&REV);
     let w = 16 * T::B;
-    let iv_lo = u64::from_le_bytes([
-        nonce[0], nonce[1], nonce[2], nonce[3], nonce[4], nonce[5], nonce[6], nonce[7],
-    ]);
-    let iv_hi = u32::from_le_bytes([nonce[8], nonce[9], nonce[10], nonce[11]]);
-    // J_0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2); E(J_0) masks the tag.
-    let j = _mm_set_epi64x((u64::from(iv_hi) | 1 << 56) as i64, iv_lo as i64);
+    // E(J_0) masks the tag (SP 800-38D, 7.1 step 6).
+    let j = j0_reg(nonce);
     let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0;
     // Counter blocks J_0 + 1 .. (inc32, SP 800-38D, 6.2) in the
     // byte-reversed form, where the 32-bit counter is word 0.
@@ -656,14 +663,7 @@ unsafe fn short_g<T: Vector, const NR: usize, const DEC: bool>(
         let c = c.xor_lane(lens, nb - T::B);
         acc.mul(c, tab(&t.pow, cf + T::B), tab(&t.kar, cf + T::B));
     }
-    let s = reduce(acc.fold_with(Acc::new()));
-    let tag = _mm_xor_si128(
-        _mm_shuffle_epi8(s, _mm_loadu_si128(REV.as_ptr().cast())),
-        ej0,
-    );
-    let mut out = [0u8; 16];
-    _mm_storeu_si128(out.as_mut_ptr().cast(), tag);
-    out
+    tag_of(reduce(acc.fold_with(Acc::new())), ej0)
 }
 
 macro_rules! wrapper {
