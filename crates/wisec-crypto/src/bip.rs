@@ -81,18 +81,19 @@ impl Cmac {
     }
 }
 
-/// Copies AAD || masked body to `scratch` and returns its used part.
+/// Copies AAD || masked body to `scratch` and returns its used part;
+/// [`Error::Unsupported`] when it does not fit.
 fn gmac_message<'a>(
-    scratch: &'a mut [u8; AAD_LEN + MAX_BODY_LEN],
+    scratch: &'a mut [u8],
     aad: &[u8; AAD_LEN],
     body: &[u8],
     mic_len: usize,
     mask: bool,
 ) -> Result<&'a [u8]> {
-    if body.len() > MAX_BODY_LEN {
+    let total = AAD_LEN + body.len();
+    if body.len() > MAX_BODY_LEN || total > scratch.len() {
         return Err(Error::Unsupported);
     }
-    let total = AAD_LEN + body.len();
     scratch[..AAD_LEN].copy_from_slice(aad);
     scratch[AAD_LEN..total].copy_from_slice(body);
     scratch[total - mic_len..total].fill(0);
@@ -111,7 +112,10 @@ fn gmac_nonce(a2: &[u8], ipn: u64) -> [u8; 12] {
 }
 
 /// The BIP-GMAC MIC: GMAC (wisec's GCM engine, [`crate::gcm`]) over
-/// AAD || masked body, nonce A2 || IPN.
+/// AAD || masked body, nonce A2 || IPN. The message is put together in a
+/// stack buffer: a small one for the common short frame (zeroing the
+/// largest MMPDU's buffer cost more than the GMAC of a short frame), the
+/// largest for the rest.
 fn gmac_mic(
     gcm: &Gcm,
     aad: &[u8; AAD_LEN],
@@ -120,11 +124,31 @@ fn gmac_mic(
     body: &[u8],
     mask: bool,
 ) -> Result<[u8; 16]> {
-    let mut scratch = [0u8; AAD_LEN + MAX_BODY_LEN];
-    let total = AAD_LEN + body.len();
+    if AAD_LEN + body.len() <= SHORT_SCRATCH {
+        gmac_in::<SHORT_SCRATCH>(gcm, aad, a2, ipn, body, mask)
+    } else {
+        gmac_in::<{ AAD_LEN + MAX_BODY_LEN }>(gcm, aad, a2, ipn, body, mask)
+    }
+}
+
+/// Stack buffer for AAD || body of the frames most BIP-GMAC traffic
+/// carries (action and deauthentication frames, short beacons).
+const SHORT_SCRATCH: usize = 256;
+
+/// [`gmac_mic`] with a buffer of `N` octets.
+fn gmac_in<const N: usize>(
+    gcm: &Gcm,
+    aad: &[u8; AAD_LEN],
+    a2: &[u8],
+    ipn: u64,
+    body: &[u8],
+    mask: bool,
+) -> Result<[u8; 16]> {
+    let mut scratch = [0u8; N];
+    let total = (AAD_LEN + body.len()).min(N);
     let r = gmac_message(&mut scratch, aad, body, 16, mask)
         .and_then(|msg| gcm.gmac(&gmac_nonce(a2, ipn), msg));
-    zeroize::Zeroize::zeroize(&mut scratch[..total.min(AAD_LEN + MAX_BODY_LEN)]);
+    crate::simd::wipe_bytes(&mut scratch[..total]);
     r
 }
 
