@@ -122,6 +122,31 @@ impl RoundKeys {
     }
 }
 
+impl RoundKeys {
+    /// Length of the key in bytes (16 or 32).
+    pub(crate) fn key_len(&self) -> usize {
+        if self.nr == 14 {
+            32
+        } else {
+            16
+        }
+    }
+}
+
+/// One block through AES under `k` (a [`RoundKeys`] exists only on a CPU
+/// with AES-NI).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn encrypt_block(k: &RoundKeys, b: &Blk) -> Blk {
+    x86::encrypt1(k, b)
+}
+
+/// The CBC-MAC chain `x = E(x xor B_i)` over `head` and then the whole
+/// blocks of `data` (a multiple of 16 octets) under `k`.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn cbc_chain(k: &RoundKeys, x: &Blk, head: &Blk, data: &[u8]) -> Blk {
+    x86::cbc_chain(k, x, head, data)
+}
+
 /// True when this CPU can run `path`.
 pub(crate) fn available(path: Path) -> bool {
     #[cfg(target_arch = "x86_64")]

@@ -1146,6 +1146,43 @@ pub(super) fn fused(
     }
 }
 
+/// The CBC-MAC chain over `head` and then the whole blocks of `data`
+/// (whose length is a multiple of 16): `x = E(x xor B_i)` for each block,
+/// the chaining value kept in a register from block to block.
+pub(super) fn cbc_chain(k: &RoundKeys, x: &Blk, head: &Blk, data: &[u8]) -> Blk {
+    #[target_feature(enable = "aes,ssse3")]
+    unsafe fn chain<const NR: usize>(rk: &[Blk; 15], x: &Blk, head: &Blk, data: &[u8]) -> Blk {
+        #[inline(always)]
+        unsafe fn round<const NR: usize>(k: &[X; 15], v: X, m: X) -> X {
+            let mut v = v.xor(m).xor(k[0]);
+            for kr in &k[1..NR] {
+                v = v.enc(*kr);
+            }
+            v.enclast(k[NR])
+        }
+        let k = round_keys::<X, NR>(rk);
+        let mut v = round::<NR>(&k, X::load(x), X::load(head));
+        for b in data.chunks_exact(16) {
+            v = round::<NR>(&k, v, X(_mm_loadu_si128(b.as_ptr().cast())));
+        }
+        let mut o = [0u8; 16];
+        v.store(&mut o);
+        o
+    }
+    if !has(Path::AesNi) {
+        return [0; 16];
+    }
+    // SAFETY: AES-NI detected; the loads read whole 16-octet chunks of
+    // `data` (`chunks_exact`), the rest are the given references.
+    unsafe {
+        if k.nr == 14 {
+            chain::<14>(&k.rk, x, head, data)
+        } else {
+            chain::<10>(&k.rk, x, head, data)
+        }
+    }
+}
+
 /// One block through AES with the vector key schedule.
 pub(super) fn encrypt1(k: &RoundKeys, b: &Blk) -> Blk {
     #[target_feature(enable = "aes,ssse3")]
