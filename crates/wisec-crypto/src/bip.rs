@@ -124,33 +124,23 @@ fn gmac_mic(
     body: &[u8],
     mask: bool,
 ) -> Result<[u8; 16]> {
+    let mic = |scratch: &mut [u8]| {
+        let total = (AAD_LEN + body.len()).min(scratch.len());
+        let r = gmac_message(scratch, aad, body, 16, mask)
+            .and_then(|msg| gcm.gmac(&gmac_nonce(a2, ipn), msg));
+        crate::simd::wipe_bytes(&mut scratch[..total]);
+        r
+    };
     if AAD_LEN + body.len() <= SHORT_SCRATCH {
-        gmac_in::<SHORT_SCRATCH>(gcm, aad, a2, ipn, body, mask)
+        mic(&mut [0u8; SHORT_SCRATCH])
     } else {
-        gmac_in::<{ AAD_LEN + MAX_BODY_LEN }>(gcm, aad, a2, ipn, body, mask)
+        mic(&mut [0u8; AAD_LEN + MAX_BODY_LEN])
     }
 }
 
 /// Stack buffer for AAD || body of the frames most BIP-GMAC traffic
 /// carries (action and deauthentication frames, short beacons).
 const SHORT_SCRATCH: usize = 256;
-
-/// [`gmac_mic`] with a buffer of `N` octets.
-fn gmac_in<const N: usize>(
-    gcm: &Gcm,
-    aad: &[u8; AAD_LEN],
-    a2: &[u8],
-    ipn: u64,
-    body: &[u8],
-    mask: bool,
-) -> Result<[u8; 16]> {
-    let mut scratch = [0u8; N];
-    let total = (AAD_LEN + body.len()).min(N);
-    let r = gmac_message(&mut scratch, aad, body, 16, mask)
-        .and_then(|msg| gcm.gmac(&gmac_nonce(a2, ipn), msg));
-    crate::simd::wipe_bytes(&mut scratch[..total]);
-    r
-}
 
 /// What protect and verify learnt about a frame's header.
 struct Layout {
