@@ -120,9 +120,7 @@ impl RoundKeys {
         let _ = key;
         None
     }
-}
 
-impl RoundKeys {
     /// Length of the key in bytes (16 or 32).
     pub(crate) fn key_len(&self) -> usize {
         if self.nr == 14 {

@@ -627,13 +627,29 @@ fn byte_mask(n: usize) -> u64 {
 
 // ------------------------------------------------------------- kernels
 
+/// The round keys of AES with `NR` rounds, each repeated in every block.
 #[inline(always)]
 pub(super) unsafe fn round_keys<T: Vector, const NR: usize>(rk: &[Blk; 15]) -> [T; 15] {
+    // An index loop: the iterator form of it (`iter_mut().enumerate()
+    // .take().skip()`) was not flattened as well, and cost the short GCM
+    // kernel twice its time.
     let mut k = [T::splat(&rk[0]); 15];
-    for (r, kr) in k.iter_mut().enumerate().take(NR + 1).skip(1) {
-        *kr = T::splat(&rk[r]);
+    let mut r = 1;
+    while r <= NR {
+        k[r] = T::splat(&rk[r]);
+        r += 1;
     }
     k
+}
+
+/// One register through the AES rounds (FIPS 197, 5.1).
+#[inline(always)]
+pub(super) unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
+    let mut x = x.xor(k[0]);
+    for kr in &k[1..NR] {
+        x = x.enc(*kr);
+    }
+    x.enclast(k[NR])
 }
 
 /// The prefix phase (see the module docs of `simd`) for `n` frames:
@@ -1152,18 +1168,10 @@ pub(super) fn fused(
 pub(super) fn cbc_chain(k: &RoundKeys, x: &Blk, head: &Blk, data: &[u8]) -> Blk {
     #[target_feature(enable = "aes,ssse3")]
     unsafe fn chain<const NR: usize>(rk: &[Blk; 15], x: &Blk, head: &Blk, data: &[u8]) -> Blk {
-        #[inline(always)]
-        unsafe fn round<const NR: usize>(k: &[X; 15], v: X, m: X) -> X {
-            let mut v = v.xor(m).xor(k[0]);
-            for kr in &k[1..NR] {
-                v = v.enc(*kr);
-            }
-            v.enclast(k[NR])
-        }
         let k = round_keys::<X, NR>(rk);
-        let mut v = round::<NR>(&k, X::load(x), X::load(head));
+        let mut v = aes::<X, NR>(&k, X::load(x).xor(X::load(head)));
         for b in data.chunks_exact(16) {
-            v = round::<NR>(&k, v, X(_mm_loadu_si128(b.as_ptr().cast())));
+            v = aes::<X, NR>(&k, v.xor(X(_mm_loadu_si128(b.as_ptr().cast()))));
         }
         let mut o = [0u8; 16];
         v.store(&mut o);
@@ -1187,12 +1195,8 @@ pub(super) fn cbc_chain(k: &RoundKeys, x: &Blk, head: &Blk, data: &[u8]) -> Blk 
 pub(super) fn encrypt1(k: &RoundKeys, b: &Blk) -> Blk {
     #[target_feature(enable = "aes,ssse3")]
     unsafe fn enc<const NR: usize>(rk: &[Blk; 15], b: &Blk) -> Blk {
-        let mut x = X::load(b).xor(X::splat(&rk[0]));
-        for r in rk.iter().take(NR).skip(1) {
-            x = x.enc(X::splat(r));
-        }
         let mut o = [0u8; 16];
-        x.enclast(X::splat(&rk[NR])).store(&mut o);
+        aes::<X, NR>(&round_keys::<X, NR>(rk), X::load(b)).store(&mut o);
         o
     }
     if !has(Path::AesNi) {

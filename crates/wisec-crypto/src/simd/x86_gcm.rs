@@ -32,7 +32,9 @@
 use core::arch::x86_64::*;
 
 use super::gcm::{lengths, GhashKey, Io, POWERS};
-use super::x86::{features, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z};
+use super::x86::{
+    aes, features, round_keys, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z,
+};
 use super::{Blk, RoundKeys};
 use crate::batch::Path;
 
@@ -150,28 +152,6 @@ unsafe fn reduce(a: Acc<X>) -> __m128i {
 #[inline(always)]
 unsafe fn tab<T: Vector>(t: &[Blk; POWERS + 4], i: usize) -> T {
     T::load(t.as_ptr().add(i))
-}
-
-/// The round keys of AES with `NR` rounds, each repeated in every block.
-#[inline(always)]
-unsafe fn round_keys<T: Vector, const NR: usize>(rk: &[Blk; 15]) -> [T; 15] {
-    let mut k = [T::splat(&rk[0]); 15];
-    let mut r = 1;
-    while r <= NR {
-        k[r] = T::splat(&rk[r]);
-        r += 1;
-    }
-    k
-}
-
-/// One register through the AES rounds.
-#[inline(always)]
-unsafe fn aes<T: Vector, const NR: usize>(k: &[T; 15], x: T) -> T {
-    let mut x = x.xor(k[0]);
-    for kr in &k[1..NR] {
-        x = x.enc(*kr);
-    }
-    x.enclast(k[NR])
 }
 
 /// `x`, computed here: an empty `asm!` that takes `x` in a register
@@ -528,13 +508,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             let d = load_upto::<T>(tail_src.add(off), bytes);
             let o = tail_ks[r].xor(d);
             store_upto(o, out.add(off), bytes);
-            c = if DEC {
-                d
-            } else if bytes == rw {
-                o
-            } else {
-                o.and(T::load(KEEP.as_ptr().add(64 - bytes).cast()))
-            };
+            c = if DEC { d } else { keep_first(o, bytes) };
         }
         let mut c = c.rev(rev);
         if r == 0 {
