@@ -440,6 +440,49 @@ mod tests {
     const CCMP_M64: &str =
         "0848c32c0fd2e128a57c5030f1844408abaea5b8fcba8033f8ba1a55d02f85ae967bb62fb6cda8eb7e78a050";
 
+    /// `header_len` for every one of the 65536 frame control values
+    /// against the tables read field by field: 9.3.3.2 (management: 24
+    /// octets, HT Control with +HTC), 9.3.2.1 (data: Address 4 with To DS
+    /// and From DS, QoS Control in QoS subtypes, HT Control with +HTC in QoS
+    /// subtypes only), 9.3.1 (control: 10 octets for CTS and Ack, 16 for the
+    /// subtypes with a TA, Trigger to CF-End +CF-Ack; reserved subtypes
+    /// refused), and no length for another protocol version or the
+    /// Extension type.
+    #[test]
+    fn header_len_matches_the_tables_for_every_frame_control() {
+        for raw in 0..=u16::MAX {
+            let version = raw & 3;
+            let kind = (raw >> 2) & 3;
+            let subtype = ((raw >> 4) & 0xf) as u8;
+            let (to_ds, from_ds, order) = (raw & 0x100 != 0, raw & 0x200 != 0, raw & 0x8000 != 0);
+            let want = match (version, kind) {
+                (0, 0) => Some(if order { 28 } else { 24 }),
+                (0, 2) => {
+                    let qos = subtype >= 8;
+                    let mut n = 24;
+                    if to_ds && from_ds {
+                        n += 6;
+                    }
+                    if qos {
+                        n += 2;
+                        if order {
+                            n += 4;
+                        }
+                    }
+                    Some(n)
+                }
+                (0, 1) => match subtype {
+                    12 | 13 => Some(10),
+                    2..=11 | 14 | 15 => Some(16),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let got = header_len(FrameControl(raw)).ok();
+            assert_eq!(got, want, "frame control {raw:#06x}");
+        }
+    }
+
     #[test]
     fn data_header_fields() {
         let bytes = hex::decode(CCMP_M64).unwrap();
