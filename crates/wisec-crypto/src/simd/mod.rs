@@ -451,7 +451,16 @@ impl<'k> Engine<'k> {
             let Some(buf) = bufs.get(job) else {
                 return false;
             };
-            if rd.checked_add(rspan).is_none_or(|end| end > buf.len())
+            // The output is the input moved by the CCMP header's 8
+            // octets: up when protecting, down when unprotecting (the
+            // vector kernels write through the read pointers so moved).
+            let moved = if dec {
+                wr.checked_add(8) == Some(rd)
+            } else {
+                rd.checked_add(8) == Some(wr)
+            };
+            if !moved
+                || rd.checked_add(rspan).is_none_or(|end| end > buf.len())
                 || wr.checked_add(span).is_none_or(|end| end > buf.len())
             {
                 return false;
@@ -613,5 +622,48 @@ pub(crate) fn fused_ccm(
     {
         let _ = (keys, b0, a0, aad1, aad2, dec);
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body pass refuses lanes whose output is not the input moved by
+    /// the CCMP header's 8 octets (up when protecting, down when
+    /// unprotecting), on every path this CPU runs, and leaves the frame
+    /// as it was.
+    #[test]
+    fn body_refuses_a_layout_not_moved_by_the_header() {
+        let key = [0x42u8; 16];
+        let cipher = AesCipher::new(&key).unwrap();
+        let rk = RoundKeys::new(&key);
+        for path in [Path::Portable, Path::AesNi, Path::Avx2, Path::Avx512] {
+            let Some(eng) = Engine::new(path, rk.as_ref(), &cipher) else {
+                continue;
+            };
+            for (dec, rd, wr, ok) in [
+                (false, 24, 32, true),
+                (false, 24, 24, false),
+                (false, 24, 40, false),
+                (true, 32, 24, true),
+                (true, 24, 32, false),
+                (true, 32, 32, false),
+            ] {
+                let mut frame = [0x5au8; 128];
+                let mut lanes = Lanes::new();
+                lanes.active = 1;
+                lanes.job[0] = 0;
+                lanes.rd[0] = rd;
+                lanes.wr[0] = wr;
+                lanes.left[0] = 2;
+                let mut bufs: [&mut [u8]; 1] = [&mut frame];
+                let done = eng.body(&mut lanes, &mut bufs, 2, dec);
+                assert_eq!(done, ok, "{} dec {dec} rd {rd} wr {wr}", path.name());
+                if !ok {
+                    assert!(frame.iter().all(|&b| b == 0x5a), "{}", path.name());
+                }
+            }
+        }
     }
 }

@@ -243,7 +243,7 @@ pub(super) trait Vector: Copy {
     unsafe fn gather(p: &[*mut u8], off: usize) -> Self;
     /// Block `i` to `p[i] + off` for `i < n` (each valid for 16 bytes
     /// written); `n <= B`.
-    unsafe fn scatter(self, p: &[*mut u8], off: usize, n: usize);
+    unsafe fn scatter(self, p: &[*mut u8], off: isize, n: usize);
     unsafe fn xor(self, o: Self) -> Self;
     unsafe fn enc(self, k: Self) -> Self;
     unsafe fn enclast(self, k: Self) -> Self;
@@ -324,9 +324,9 @@ impl Vector for X {
         X(_mm_loadu_si128(p[0].add(off).cast()))
     }
     #[inline(always)]
-    unsafe fn scatter(self, p: &[*mut u8], off: usize, n: usize) {
+    unsafe fn scatter(self, p: &[*mut u8], off: isize, n: usize) {
         if n > 0 {
-            _mm_storeu_si128(p[0].add(off).cast(), self.0)
+            _mm_storeu_si128(p[0].offset(off).cast(), self.0)
         }
     }
     #[inline(always)]
@@ -417,11 +417,11 @@ impl Vector for Y {
         ))
     }
     #[inline(always)]
-    unsafe fn scatter(self, p: &[*mut u8], off: usize, n: usize) {
+    unsafe fn scatter(self, p: &[*mut u8], off: isize, n: usize) {
         if n >= 2 {
-            _mm256_storeu2_m128i(p[1].add(off).cast(), p[0].add(off).cast(), self.0);
+            _mm256_storeu2_m128i(p[1].offset(off).cast(), p[0].offset(off).cast(), self.0);
         } else if n == 1 {
-            _mm_storeu_si128(p[0].add(off).cast(), _mm256_castsi256_si128(self.0));
+            _mm_storeu_si128(p[0].offset(off).cast(), _mm256_castsi256_si128(self.0));
         }
     }
     #[inline(always)]
@@ -524,7 +524,7 @@ impl Vector for Z {
         ))
     }
     #[inline(always)]
-    unsafe fn scatter(self, p: &[*mut u8], off: usize, n: usize) {
+    unsafe fn scatter(self, p: &[*mut u8], off: isize, n: usize) {
         // Blocks 1..3 go out by masked stores of the whole register, its
         // base placed so that only block i's 16 octets (the mask) land, at
         // `p[i] + off`: no lane extraction, which competes with `vaesenc`
@@ -533,16 +533,16 @@ impl Vector for Z {
         // dereferenced) may lie outside the frame.
         let v = self.0;
         if n > 0 {
-            _mm_storeu_si128(p[0].add(off).cast(), _mm512_castsi512_si128(v));
+            _mm_storeu_si128(p[0].offset(off).cast(), _mm512_castsi512_si128(v));
         }
         if n > 1 {
-            _mm512_mask_storeu_epi32(p[1].add(off).wrapping_sub(16).cast(), 0x00f0, v);
+            _mm512_mask_storeu_epi32(p[1].offset(off).wrapping_sub(16).cast(), 0x00f0, v);
         }
         if n > 2 {
-            _mm512_mask_storeu_epi32(p[2].add(off).wrapping_sub(32).cast(), 0x0f00, v);
+            _mm512_mask_storeu_epi32(p[2].offset(off).wrapping_sub(32).cast(), 0x0f00, v);
         }
         if n > 3 {
-            _mm512_mask_storeu_epi32(p[3].add(off).wrapping_sub(48).cast(), 0xf000, v);
+            _mm512_mask_storeu_epi32(p[3].offset(off).wrapping_sub(48).cast(), 0xf000, v);
         }
     }
     #[inline(always)]
@@ -747,6 +747,10 @@ unsafe fn tail_g<T: Vector, const G: usize, const NR: usize>(
     }
 }
 
+/// How far the batch engine moves a frame body: the CCMP header's 8
+/// octets, up when protecting and down when unprotecting.
+const MOVE: usize = 8;
+
 /// The body pipeline: `steps` steps on `G * B` lanes (lanes at and
 /// beyond `active` compute on lane 0's data and store nothing). Per lane
 /// and step: `o = d xor ks` is stored in place of the block `d`, the MAC
@@ -764,21 +768,33 @@ unsafe fn tail_g<T: Vector, const G: usize, const NR: usize>(
 /// step reads the block after it before storing its output, which
 /// overlaps that next block.
 ///
+/// The output block of lane `j` goes to `rp[j] + D` (the body moved by
+/// `D` octets), so one pointer per lane serves both streams. With `FULL`
+/// every lane of the `G` registers is active (`active == G * B`) and the
+/// stores test no lane.
+///
 /// `mac`, `ks`, `ctr` (and with `AHEAD`, `pend`) hold at least `G * B`
-/// blocks; `rp` and `wp` hold `G * B` pointers; `rp[j]` is valid for
-/// `16 * steps` bytes of reads (`16 * (steps + 1)` with `AHEAD`), `wp[j]`
-/// for lanes below `active` for `16 * steps` bytes of writes; the regions
-/// of different lanes do not overlap.
+/// blocks; `rp` holds `G * B` pointers; `rp[j]` is valid for `16 * steps`
+/// bytes of reads (`16 * (steps + 1)` with `AHEAD`), and `rp[j] + D` for
+/// lanes below `active` for `16 * steps` bytes of writes; the regions of
+/// different lanes do not overlap.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, const AHEAD: bool>(
+unsafe fn body_g<
+    T: Vector,
+    const G: usize,
+    const NR: usize,
+    const DEC: bool,
+    const AHEAD: bool,
+    const FULL: bool,
+    const D: isize,
+>(
     rk: &[Blk; 15],
     mac_s: *mut Blk,
     ks_s: *mut Blk,
     ctr_s: *mut Blk,
     pend_s: *mut Blk,
     rp: &[*mut u8],
-    wp: &[*mut u8],
     active: usize,
     steps: usize,
 ) {
@@ -820,7 +836,11 @@ unsafe fn body_g<T: Vector, const G: usize, const NR: usize, const DEC: bool, co
                 T::gather(r, off)
             };
             let o = d.xor(ks[g]);
-            o.scatter(&wp[g * T::B..], off, n[g]);
+            o.scatter(
+                &rp[g * T::B..],
+                off as isize + D,
+                if FULL { T::B } else { n[g] },
+            );
             let pt = if DEC { o } else { d };
             x[g] = x[g].enclast(kx.xor(pt));
             c[g] = ctr[g].xor(k[0]);
@@ -861,7 +881,6 @@ macro_rules! wrappers {
             rk: &[Blk; 15],
             st: &mut Lanes,
             rp: &[*mut u8; MAX_LANES],
-            wp: &[*mut u8; MAX_LANES],
             steps: usize,
         ) {
             // Protect reads ahead (the output moves 8 octets up);
@@ -873,10 +892,21 @@ macro_rules! wrappers {
                 st.pend.as_mut_ptr(),
                 st.active,
             );
-            if DEC {
-                body_g::<$T, G, NR, true, false>(rk, mac, ks, ctr, pend, rp, wp, active, steps)
-            } else {
-                body_g::<$T, G, NR, false, true>(rk, mac, ks, ctr, pend, rp, wp, active, steps)
+            // Every lane of every register active (the common case): the
+            // stores need no per-lane test.
+            match (DEC, active == G * <$T as Vector>::B) {
+                (true, true) => body_g::<$T, G, NR, true, false, true, { -(MOVE as isize) }>(
+                    rk, mac, ks, ctr, pend, rp, active, steps,
+                ),
+                (true, false) => body_g::<$T, G, NR, true, false, false, { -(MOVE as isize) }>(
+                    rk, mac, ks, ctr, pend, rp, active, steps,
+                ),
+                (false, true) => body_g::<$T, G, NR, false, true, true, { MOVE as isize }>(
+                    rk, mac, ks, ctr, pend, rp, active, steps,
+                ),
+                (false, false) => body_g::<$T, G, NR, false, true, false, { MOVE as isize }>(
+                    rk, mac, ks, ctr, pend, rp, active, steps,
+                ),
             }
         }
     };
@@ -985,30 +1015,32 @@ pub(super) fn body(
         return;
     }
     let mut rp = [core::ptr::null_mut::<u8>(); MAX_LANES];
-    let mut wp = [core::ptr::null_mut::<u8>(); MAX_LANES];
     let rspan = if dec { 16 * steps } else { 16 * (steps + 1) };
     for j in 0..active {
         let (job, rd, wr) = (lanes.job[j], lanes.rd[j], lanes.wr[j]);
         let Some(b) = bufs.get_mut(job) else {
             return;
         };
-        if rd.checked_add(rspan).is_none_or(|e| e > b.len())
+        // The kernels write each lane's output at its read pointer moved
+        // by `MOVE` (`body_g`): 8 octets up when protecting, 8 down when
+        // unprotecting.
+        let moved = if dec {
+            wr.checked_add(MOVE) == Some(rd)
+        } else {
+            rd.checked_add(MOVE) == Some(wr)
+        };
+        if !moved
+            || rd.checked_add(rspan).is_none_or(|e| e > b.len())
             || wr.checked_add(16 * steps).is_none_or(|e| e > b.len())
         {
             return;
         }
-        // Both pointers come from the one `&mut` slice of this frame.
-        let base = b.as_mut_ptr();
-        // SAFETY: `rd` and `wr` are at most `b.len()` (checked just
-        // above), so the offsets stay inside (or one past) the slice.
-        unsafe {
-            rp[j] = base.add(rd);
-            wp[j] = base.add(wr);
-        }
+        // SAFETY: `rd` is at most `b.len()` (checked just above), so the
+        // offset stays inside (or one past) the slice.
+        rp[j] = unsafe { b.as_mut_ptr().add(rd) };
     }
     for j in active..MAX_LANES {
         rp[j] = rp[0];
-        wp[j] = wp[0];
     }
     let nr = k.nr;
     let rk = &k.rk;
@@ -1028,24 +1060,26 @@ pub(super) fn body(
             left
         };
         // SAFETY: the instruction set of each wrapper was detected
-        // (`has`). Each `rp[j]`/`wp[j]` pair of an active lane points into
-        // its own frame buffer (distinct `&mut` slices of `bufs`, checked
-        // distinct by the caller), with the bytes the kernel reads (`16 *
-        // n`, one block more when protecting) and writes (`16 * n`) after
-        // them: `n <= left`, and the pointers have moved `16 * (steps -
+        // (`has`). Each `rp[j]` of an active lane points into its own
+        // frame buffer (distinct `&mut` slices of `bufs`, checked distinct
+        // by the caller), with the bytes the kernel reads (`16 * n`, one
+        // block more when protecting) after it, and the `16 * n` bytes it
+        // writes after `rp[j]` moved by `MOVE` (the write offset checked
+        // above to be the read offset so moved): `n <= left`, and the pointers have moved `16 * (steps -
         // left)` into spans checked above for `steps` steps, so every
         // access is in bounds and lanes never alias each other. Within a
         // lane, reads and writes overlap only as the kernel orders them (a
         // block is read before the store over it). Lanes from `active` on
-        // repeat lane 0's pointers and are only read through, never
+        // repeat lane 0's pointer and are only read through, never
         // written (the kernel stores `min(B, active - g*B)` blocks per
-        // register). `G * B <= MAX_LANES` for every G picked below, so the
+        // register; all `B` only in its `FULL` form, which the wrapper
+        // picks when `active == G * B`). `G * B <= MAX_LANES` for every G picked below, so the
         // state arrays of `lanes` cover every register loaded.
         unsafe {
             match path {
-                Path::Avx512 => pick!(body_z, active.div_ceil(4), nr, dec, rk, lanes, &rp, &wp, n),
-                Path::Avx2 => pick!(body_y, active.div_ceil(2), nr, dec, rk, lanes, &rp, &wp, n),
-                _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, &wp, n),
+                Path::Avx512 => pick!(body_z, active.div_ceil(4), nr, dec, rk, lanes, &rp, n),
+                Path::Avx2 => pick!(body_y, active.div_ceil(2), nr, dec, rk, lanes, &rp, n),
+                _ => pick!(body_x, active, nr, dec, rk, lanes, &rp, n),
             }
         }
         if lanes.wraps {
@@ -1061,15 +1095,12 @@ pub(super) fn body(
         if left == 0 {
             break;
         }
-        for (r, w) in rp.iter_mut().zip(wp.iter_mut()) {
+        for r in rp.iter_mut() {
             // SAFETY: after this move each pointer is `16 * (steps -
             // left)` bytes, with `left >= 1` steps still to run, into a
             // span checked above for all `steps`: it stays inside its
             // frame.
-            unsafe {
-                *r = r.add(16 * n);
-                *w = w.add(16 * n);
-            }
+            *r = unsafe { r.add(16 * n) };
         }
     }
 }
@@ -1116,13 +1147,12 @@ unsafe fn fused_x<const NR: usize, const DEC: bool>(
     let steps = body.len() / 16;
     if steps > 0 {
         let p = [body.as_mut_ptr()];
-        body_g::<X, 1, NR, DEC, false>(
+        body_g::<X, 1, NR, DEC, false, true, 0>(
             rk,
             st_mac.as_mut_ptr(),
             st_ks.as_mut_ptr(),
             st_ctr.as_mut_ptr(),
             st_ctr.as_mut_ptr(),
-            &p,
             &p,
             1,
             steps,
