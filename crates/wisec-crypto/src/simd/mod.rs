@@ -80,6 +80,21 @@ pub(crate) const MAX_LANES: usize = 32;
 /// Frames prepared, MACed and finished together.
 pub(crate) const CHUNK: usize = 64;
 
+/// How far the body pass moves a frame body: the CCMP header's 8 octets,
+/// up when protecting and down when unprotecting.
+pub(crate) const MOVE: usize = wisec_wire::security::CCMP_HEADER_LEN;
+
+/// True when a lane's write offset `wr` is its read offset `rd` moved by
+/// [`MOVE`] (down when `dec`, up otherwise): the layout the body pass
+/// takes (the vector kernels write through the read pointers so moved).
+pub(crate) fn moved(rd: usize, wr: usize, dec: bool) -> bool {
+    if dec {
+        wr.checked_add(MOVE) == Some(rd)
+    } else {
+        rd.checked_add(MOVE) == Some(wr)
+    }
+}
+
 /// Expanded AES-128 or AES-256 encryption key for the vector engines.
 ///
 /// Only built when the CPU has AES-NI (checked in [`RoundKeys::new`]):
@@ -451,15 +466,7 @@ impl<'k> Engine<'k> {
             let Some(buf) = bufs.get(job) else {
                 return false;
             };
-            // The output is the input moved by the CCMP header's 8
-            // octets: up when protecting, down when unprotecting (the
-            // vector kernels write through the read pointers so moved).
-            let moved = if dec {
-                wr.checked_add(8) == Some(rd)
-            } else {
-                rd.checked_add(8) == Some(wr)
-            };
-            if !moved
+            if !moved(rd, wr, dec)
                 || rd.checked_add(rspan).is_none_or(|end| end > buf.len())
                 || wr.checked_add(span).is_none_or(|end| end > buf.len())
             {

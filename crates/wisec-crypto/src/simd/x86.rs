@@ -15,7 +15,7 @@
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::{Blk, Chunk, Lanes, RoundKeys, CHUNK, MAX_LANES};
+use super::{moved, Blk, Chunk, Lanes, RoundKeys, CHUNK, MAX_LANES, MOVE};
 use crate::batch::Path;
 
 /// AES-NI and SSSE3.
@@ -747,10 +747,6 @@ unsafe fn tail_g<T: Vector, const G: usize, const NR: usize>(
     }
 }
 
-/// How far the batch engine moves a frame body: the CCMP header's 8
-/// octets, up when protecting and down when unprotecting.
-const MOVE: usize = 8;
-
 /// The body pipeline: `steps` steps on `G * B` lanes (lanes at and
 /// beyond `active` compute on lane 0's data and store nothing). Per lane
 /// and step: `o = d xor ks` is stored in place of the block `d`, the MAC
@@ -1022,14 +1018,8 @@ pub(super) fn body(
             return;
         };
         // The kernels write each lane's output at its read pointer moved
-        // by `MOVE` (`body_g`): 8 octets up when protecting, 8 down when
-        // unprotecting.
-        let moved = if dec {
-            wr.checked_add(MOVE) == Some(rd)
-        } else {
-            rd.checked_add(MOVE) == Some(wr)
-        };
-        if !moved
+        // by `MOVE` (`body_g`).
+        if !moved(rd, wr, dec)
             || rd.checked_add(rspan).is_none_or(|e| e > b.len())
             || wr.checked_add(16 * steps).is_none_or(|e| e > b.len())
         {
@@ -1065,16 +1055,17 @@ pub(super) fn body(
         // by the caller), with the bytes the kernel reads (`16 * n`, one
         // block more when protecting) after it, and the `16 * n` bytes it
         // writes after `rp[j]` moved by `MOVE` (the write offset checked
-        // above to be the read offset so moved): `n <= left`, and the pointers have moved `16 * (steps -
-        // left)` into spans checked above for `steps` steps, so every
-        // access is in bounds and lanes never alias each other. Within a
-        // lane, reads and writes overlap only as the kernel orders them (a
-        // block is read before the store over it). Lanes from `active` on
-        // repeat lane 0's pointer and are only read through, never
-        // written (the kernel stores `min(B, active - g*B)` blocks per
-        // register; all `B` only in its `FULL` form, which the wrapper
-        // picks when `active == G * B`). `G * B <= MAX_LANES` for every G picked below, so the
-        // state arrays of `lanes` cover every register loaded.
+        // above to be the read offset so moved): `n <= left`, and the
+        // pointers have moved `16 * (steps - left)` into spans checked
+        // above for `steps` steps, so every access is in bounds and lanes
+        // never alias each other. Within a lane, reads and writes overlap
+        // only as the kernel orders them (a block is read before the store
+        // over it). Lanes from `active` on repeat lane 0's pointer and are
+        // only read through, never written (the kernel stores `min(B,
+        // active - g*B)` blocks per register; all `B` only in its `FULL`
+        // form, which the wrapper picks when `active == G * B`). `G * B <=
+        // MAX_LANES` for every G picked below, so the state arrays of
+        // `lanes` cover every register loaded.
         unsafe {
             match path {
                 Path::Avx512 => pick!(body_z, active.div_ceil(4), nr, dec, rk, lanes, &rp, n),
