@@ -490,6 +490,17 @@ fn measure(
                 .join(", ")
         );
         for (i, (tool, _)) in p.tools.iter().enumerate() {
+            // Every decrypter writes a new file: the last run's output is
+            // removed before the clock starts, not freed inside the run
+            // that replaces it.
+            for out in [&wout, &aout] {
+                match std::fs::remove_file(out) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(e).with_context(|| format!("cannot remove {}", out.display()))
+                    }
+                    _ => {}
+                }
+            }
             let t = Instant::now();
             counts[i] = match *tool {
                 Tool::Wisec(threads) => wisec_run(exe, input, &wout, wep, threads)?,
@@ -625,8 +636,8 @@ pub fn print(
     }
     let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
     crate::outln!(
-        "median of {} run(s), each decrypter a subprocess timed start to exit; \
-         wisec's default --threads is {} here; load average {} before, {} after",
+        "median of {} run(s), each decrypter a subprocess timed start to exit \
+         (into a new output file); wisec's default --threads is {} here; load average {} before, {} after",
         r.runs,
         r.cores,
         load(r.load_before),
