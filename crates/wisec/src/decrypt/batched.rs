@@ -245,7 +245,10 @@ impl Batch {
         self.gather();
         let mut groups = std::mem::take(&mut self.groups);
         for round in 0..MAX_CANDIDATES {
-            groups.clear();
+            // The first `used` groups are this round's; every list keeps
+            // its capacity from round to round and batch to batch.
+            groups.iter_mut().for_each(|(_, _, v)| v.clear());
+            let mut used = 0;
             let mut last = usize::MAX;
             for (i, (s, d)) in self.slots.iter().zip(&mut self.done).enumerate() {
                 if d.outcome != Outcome::Pending {
@@ -256,13 +259,17 @@ impl Batch {
                     continue;
                 };
                 // Frames of one key mostly come in runs.
-                let g = match groups.get(last) {
+                let g = match groups[..used].get(last) {
                     Some((k, _, _)) if *k == id => last,
-                    _ => match groups.iter().position(|(k, _, _)| *k == id) {
+                    _ => match groups[..used].iter().position(|(k, _, _)| *k == id) {
                         Some(g) => g,
                         None => {
-                            groups.push((id, suite, Vec::new()));
-                            groups.len() - 1
+                            match groups.get_mut(used) {
+                                Some(e) => (e.0, e.1) = (id, suite),
+                                None => groups.push((id, suite, Vec::new())),
+                            }
+                            used += 1;
+                            used - 1
                         }
                     },
                 };
@@ -271,7 +278,7 @@ impl Batch {
                 }
                 last = g;
             }
-            if groups.is_empty() {
+            if used == 0 {
                 break;
             }
             // Disjoint views of every queued frame, in scratch order.
@@ -285,7 +292,7 @@ impl Batch {
                 rest = tail;
                 at = s.off + s.len;
             }
-            for (id, suite, group) in &groups {
+            for (id, suite, group) in &groups[..used] {
                 let engine = self
                     .engines
                     .as_ref()

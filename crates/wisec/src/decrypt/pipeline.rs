@@ -209,7 +209,12 @@ fn suite_stats<'a>(
     suites: &'a mut Vec<(&'static str, SuiteStats)>,
     name: &'static str,
 ) -> &'a mut SuiteStats {
-    let i = match suites.iter().position(|(n, _)| *n == name) {
+    // The names are literals: the same pointer mostly, compared before
+    // the bytes.
+    let i = match suites
+        .iter()
+        .position(|(n, _)| std::ptr::eq(*n, name) || *n == name)
+    {
         Some(i) => i,
         None => {
             suites.push((name, SuiteStats::default()));
