@@ -3,15 +3,17 @@
 //! 0xEDB88320, initial value 0xFFFFFFFF, final complement. The ICV and FCS
 //! are transmitted least significant byte first.
 //!
-//! Long inputs are folded with carry-less multiplication where the CPU has
-//! it (PCLMULQDQ on xmm, VPCLMULQDQ on ymm and zmm: the SIMD module),
-//! after the method of Gopal et al., "Fast CRC Computation for Generic
-//! Polynomials Using PCLMULQDQ Instruction" (Intel, 2009): 16-byte blocks
-//! far apart are multiplied by `x^distance mod P` and added to the blocks
-//! they land on, until one block is left, whose CRC the table gives. The
-//! portable path, and every short input, use slicing-by-8 tables (eight
-//! 256-entry tables: eight bytes per step). All tables and folding
-//! constants are computed at compile time from the polynomial.
+//! Inputs of 16 bytes and more are folded with carry-less multiplication
+//! where the CPU has it (PCLMULQDQ on xmm, VPCLMULQDQ on ymm and zmm: the
+//! SIMD module), after the method of Gopal et al., "Fast CRC Computation
+//! for Generic Polynomials Using PCLMULQDQ Instruction" (Intel, 2009):
+//! 16-byte blocks far apart are multiplied by `x^distance mod P` and added
+//! to the blocks they land on, until one block is left (the bytes after
+//! the last whole block are shifted into it), which a Barrett reduction
+//! takes to the register. The portable path, and inputs under 16 bytes,
+//! use slicing-by-8 tables (eight 256-entry tables: eight bytes per step).
+//! All tables and constants are computed at compile time from the
+//! polynomial.
 
 /// The reflected generator polynomial x^32 + x^26 + ... + 1.
 pub const POLY: u32 = 0xedb8_8320;
@@ -91,6 +93,49 @@ pub(crate) static FOLD: [[u64; 2]; 16] = {
     f
 };
 
+/// The constants that take one folded block to the CRC register without a
+/// table (Barrett reduction), each placed for the carry-less product it
+/// enters (see `simd::x86_crc::reduce`):
+/// - `[0]`: `x^95 mod P` and `[1]`: `x^63 mod P`, reflected (the
+///   coefficient of `x^d` at bit `63 - d`), fold the block's first half
+///   and then its third quarter onto the rest;
+/// - `[2]`: `mu = floor(x^64 / P)`, degree 32, the coefficient of `x^d`
+///   at bit `63 - d`;
+/// - `[3]`: `P` itself, degree 32, the coefficient of `x^d` at bit
+///   `33 - d`.
+pub(crate) static REDUCE: [u64; 4] = {
+    // x^64 divided by P, in normal order (bit d: x^d).
+    let p: u128 = (1 << 32) | POLY_NORMAL as u128;
+    let mut rem: u128 = 1 << 64;
+    let mut mu: u64 = 0;
+    let mut d = 64;
+    while d >= 32 {
+        if rem & (1 << d) != 0 {
+            mu |= 1 << (d - 32);
+            rem ^= p << (d - 32);
+        }
+        d -= 1;
+    }
+    let mut mu_r = 0u64;
+    let mut p_r = 0u64;
+    let mut d = 0;
+    while d <= 32 {
+        if mu & (1 << d) != 0 {
+            mu_r |= 1 << (63 - d);
+        }
+        if p & (1 << d) != 0 {
+            p_r |= 1 << (33 - d);
+        }
+        d += 1;
+    }
+    [
+        reflected64(x_pow_mod(95)),
+        reflected64(x_pow_mod(63)),
+        mu_r,
+        p_r,
+    ]
+};
+
 /// The CRC register after `data`, from register `crc` (not complemented),
 /// eight bytes per step.
 fn slice8(mut crc: u32, data: &[u8]) -> u32 {
@@ -115,14 +160,11 @@ fn slice8(mut crc: u32, data: &[u8]) -> u32 {
 }
 
 /// The CRC register after `data` from `crc`, on the fastest path.
+#[inline]
 fn update(crc: u32, data: &[u8]) -> u32 {
     // The folding kernels take the register in the first four bytes and
-    // leave one block congruent to everything they read; its CRC from a
-    // zero register, then the bytes they left, finish the job.
-    match crate::simd::crc32_fold(crc, data) {
-        Some((block, used)) => slice8(slice8(0, &block), data.get(used..).unwrap_or(&[])),
-        None => slice8(crc, data),
-    }
+    // return the register after every byte.
+    crate::simd::crc32_fold(crc, data).unwrap_or_else(|| slice8(crc, data))
 }
 
 /// A streaming CRC-32 computation.
@@ -144,6 +186,7 @@ impl Crc32 {
     }
 
     /// Feeds `data`.
+    #[inline]
     pub fn update(&mut self, data: &[u8]) {
         self.state = update(self.state, data);
     }
@@ -161,9 +204,7 @@ impl Crc32 {
 
 /// The CRC-32 of `data`.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = Crc32::new();
-    c.update(data);
-    c.value()
+    !update(0xffff_ffff, data)
 }
 
 /// True when this CPU runs the folding kernel of `path` (the portable
@@ -248,17 +289,17 @@ mod tests {
             }
             let mut folded = 0;
             for len in 0..=data.len() {
-                let want = bitwise(0x89ab_cdef, &data[..len]);
-                let got = match crate::simd::crc32_fold_path(path, 0x89ab_cdef, &data[..len]) {
-                    Some((block, used)) => {
-                        folded += 1;
-                        slice8(slice8(0, &block), &data[used..len])
-                    }
-                    None => continue,
-                };
-                assert_eq!(got, want, "{} len {len}", path.name());
+                for start in [0x89ab_cdefu32, 0, 0xffff_ffff] {
+                    let want = bitwise(start, &data[..len]);
+                    let Some(got) = crate::simd::crc32_fold_path(path, start, &data[..len]) else {
+                        assert!(len < 16, "{} len {len} not folded", path.name());
+                        continue;
+                    };
+                    folded += 1;
+                    assert_eq!(got, want, "{} len {len} from {start:#x}", path.name());
+                }
             }
-            assert!(folded > 800, "{}: {folded} lengths folded", path.name());
+            assert_eq!(folded, 3 * (data.len() + 1 - 16), "{}", path.name());
         }
     }
 

@@ -38,15 +38,15 @@ mod x86_gcm;
 
 /// CRC-32 folding (see [`crate::crc32`]) on the widest path this CPU runs
 /// that `data` is long enough for; `None` leaves `data` to the tables.
-pub(crate) fn crc32_fold(crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+pub(crate) fn crc32_fold(crc: u32, data: &[u8]) -> Option<u32> {
     [Path::Avx512, Path::Avx2, Path::AesNi]
         .into_iter()
         .find_map(|p| crc32_fold_path(p, crc, data))
 }
 
-/// CRC-32 folding on one path (`None`: the CPU lacks it, or `data` is
-/// shorter than its registers hold).
-pub(crate) fn crc32_fold_path(path: Path, crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
+/// CRC-32 folding on one path: the register after `data` from `crc`
+/// (`None`: the CPU lacks the path, or `data` is shorter than 16 bytes).
+pub(crate) fn crc32_fold_path(path: Path, crc: u32, data: &[u8]) -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     {
         x86_crc::fold_path(path, crc, data)

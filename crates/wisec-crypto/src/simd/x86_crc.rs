@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use super::x86::{features, Vector, AVX2_VAES, AVX512_VAES, PCLMUL, VPCLMUL, X, Y, Z};
 use super::Blk;
 use crate::batch::Path;
-use crate::crc32::FOLD;
+use crate::crc32::{FOLD, REDUCE};
 
 /// True when this CPU runs the folding kernel of `path`.
 pub(super) fn available(path: Path) -> bool {
@@ -33,6 +33,14 @@ fn constants(d: usize) -> Blk {
     b
 }
 
+/// The folding constants for `d` blocks (1..=16) in an xmm register,
+/// loaded as they are laid out (the first half's constant, then the
+/// second's: the block [`constants`] builds).
+#[inline(always)]
+unsafe fn constants_x(d: usize) -> X {
+    X(_mm_loadu_si128(FOLD[d - 1].as_ptr().cast()))
+}
+
 /// `a` moved forward by the distance of `k`.
 #[inline(always)]
 unsafe fn fold<T: Vector>(a: T, k: T) -> T {
@@ -40,11 +48,10 @@ unsafe fn fold<T: Vector>(a: T, k: T) -> T {
 }
 
 /// Folds `len` bytes at `p` (at least `16 * G * B`, valid for reads) with
-/// the CRC register `crc` in their first four bytes. Returns a block
-/// whose CRC from a zero register equals the register after the bytes
-/// consumed, and how many bytes that is (all but fewer than 16).
+/// the CRC register `crc` in their first four bytes. Returns the register
+/// after all of them.
 #[inline(always)]
-unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) -> (Blk, usize) {
+unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) -> u32 {
     let n = G * T::B;
     let zero = T::splat(&[0; 16]);
     let mut acc = [zero; G];
@@ -69,59 +76,159 @@ unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) 
     r.store(lanes.as_mut_ptr());
     let mut x = X::load(&lanes[T::B - 1]);
     for (l, lane) in lanes.iter().enumerate().take(T::B - 1) {
-        x = x.xor(fold(X::load(lane), X::splat(&constants(T::B - 1 - l))));
+        x = x.xor(fold(X::load(lane), constants_x(T::B - 1 - l)));
     }
     // The whole blocks left (fewer than a group), each moved to the end.
     let t = (len - off) / 16;
     if t > 0 {
-        x = fold(x, X::splat(&constants(t)));
+        x = fold(x, constants_x(t));
         for b in 0..t - 1 {
             let blk = X::load(p.add(off + 16 * b).cast());
-            x = x.xor(fold(blk, X::splat(&constants(t - 1 - b))));
+            x = x.xor(fold(blk, constants_x(t - 1 - b)));
         }
         x = x.xor(X::load(p.add(off + 16 * (t - 1)).cast()));
         off += 16 * t;
     }
-    let mut out = [0u8; 16];
-    x.store(&mut out);
+    if off < len {
+        x = absorb_tail(x, p, len, len - off);
+    }
     super::wipe(&mut lanes);
-    (out, off)
+    reduce(x)
+}
+
+/// Shuffle controls for [`absorb_tail`]: 16 zeroing indexes (bit 7 set),
+/// the identity, 16 zeroing indexes again; the 16 bytes from offset `k`
+/// move each byte `k - 16` places up (down when negative).
+static SHIFTS: [u8; 48] = {
+    let mut t = [0x80u8; 48];
+    let mut i = 0;
+    while i < 16 {
+        t[16 + i] = i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The block that stands for `x` followed by the last `r` bytes of
+/// `p[..len]` (`1 <= r <= 15`, `len >= 16`, `p` valid for `len` reads).
+///
+/// From a zero register, `x || T` (`T` the `r` bytes) has the CRC of
+/// `A || B` with `A = 0^(16-r) || x[..r]` (leading zeros leave a zero
+/// register as it is) and `B = x[r..] || T`; `A` folded one block forward
+/// and added to `B` is the block. `T` is read as the end of the last 16
+/// bytes, so nothing is read outside the data.
+#[inline(always)]
+unsafe fn absorb_tail(x: X, p: *const u8, len: usize, r: usize) -> X {
+    let x = x.0;
+    let to_a = _mm_loadu_si128(SHIFTS.as_ptr().add(r).cast());
+    let to_b = _mm_loadu_si128(SHIFTS.as_ptr().add(16 + r).cast());
+    let a = _mm_shuffle_epi8(x, to_a);
+    // Where `to_b` zeroes a byte of `x`, the byte of `T` goes.
+    let of_t = _mm_cmplt_epi8(to_b, _mm_setzero_si128());
+    let last = _mm_loadu_si128(p.add(len - 16).cast());
+    let b = _mm_or_si128(_mm_shuffle_epi8(x, to_b), _mm_and_si128(last, of_t));
+    fold(X(a), constants_x(1)).xor(X(b))
+}
+
+/// The CRC register of the block `x` from a zero register, `x(z) * z^32
+/// mod P`, with carry-less products only (Barrett reduction; constants
+/// in [`REDUCE`]).
+///
+/// A product of two reflected 64-bit operands is the reflected product
+/// times `z`, which the constants absorb:
+/// 1. the first half `h` times `z^95 mod P` stands for `h * z^96`; the
+///    second half, moved to bits 32..95, for itself times `z^32`: their
+///    sum `s` is congruent to the result and of degree below 96;
+/// 2. its part of degree 64 and up (bits 32..63) times `z^63 mod P`
+///    stands for that part: `u`, the upper half of the sum, is congruent
+///    and of degree below 64;
+/// 3. `q = floor(floor(u / z^32) * mu / z^32)` is `floor(u / P)`, exact
+///    for a `u` of degree below 64, and `u + q * P` is the remainder: the
+///    upper 32 bits of `u` with those of `q * P` that stand for degrees
+///    0..31.
+#[inline(always)]
+unsafe fn reduce(x: X) -> u32 {
+    let k = _mm_set_epi64x(REDUCE[1] as i64, REDUCE[0] as i64);
+    let x = x.0;
+    let s = _mm_xor_si128(
+        _mm_clmulepi64_si128::<0x00>(x, k),
+        _mm_slli_si128::<4>(_mm_srli_si128::<8>(x)),
+    );
+    let u = _mm_xor_si128(_mm_clmulepi64_si128::<0x10>(s, k), s);
+    // floor(u / z^32): bits 0..31 of `u`'s qword.
+    let t = _mm_and_si128(_mm_srli_si128::<8>(u), _mm_set_epi64x(0, 0xffff_ffff));
+    let m = _mm_set_epi64x(REDUCE[3] as i64, REDUCE[2] as i64);
+    // `q` at bits 31..62 of the low qword.
+    let q = _mm_and_si128(
+        _mm_clmulepi64_si128::<0x00>(t, m),
+        _mm_set_epi64x(0, 0x7fff_ffff_8000_0000),
+    );
+    let qp = _mm_clmulepi64_si128::<0x10>(q, m);
+    // Dword 3 of `u`, dword 2 of `q * P`.
+    let (a, b) = (_mm_srli_si128::<12>(u), _mm_srli_si128::<8>(qp));
+    (_mm_cvtsi128_si32(a) ^ _mm_cvtsi128_si32(b)) as u32
+}
+
+/// The register after `len` bytes at `p` (16 to 271, valid for reads),
+/// from `crc`: every whole block moved to the last at once (independent
+/// products), the bytes after it added by [`absorb_tail`], the block
+/// reduced.
+#[target_feature(enable = "sse2,ssse3,pclmulqdq")]
+unsafe fn fold_short(crc: u32, p: *const u8, len: usize) -> u32 {
+    let blocks = len / 16;
+    let mut x = X::load(p.cast()).xor(X(_mm_cvtsi32_si128(crc as i32)));
+    if blocks > 1 {
+        x = fold(x, constants_x(blocks - 1));
+        for b in 1..blocks - 1 {
+            let blk = X::load(p.add(16 * b).cast());
+            x = x.xor(fold(blk, constants_x(blocks - 1 - b)));
+        }
+        x = x.xor(X::load(p.add(16 * (blocks - 1)).cast()));
+    }
+    if !len.is_multiple_of(16) {
+        x = absorb_tail(x, p, len, len % 16);
+    }
+    reduce(x)
 }
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
-unsafe fn fold_x(crc: u32, p: *const u8, len: usize) -> (Blk, usize) {
+unsafe fn fold_x(crc: u32, p: *const u8, len: usize) -> u32 {
     fold_g::<X, 4>(crc, p, len)
 }
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq,avx,avx2,vpclmulqdq")]
-unsafe fn fold_y(crc: u32, p: *const u8, len: usize) -> (Blk, usize) {
+unsafe fn fold_y(crc: u32, p: *const u8, len: usize) -> u32 {
     fold_g::<Y, 4>(crc, p, len)
 }
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq,avx,avx2,vpclmulqdq,avx512f,avx512bw,avx512vl")]
-unsafe fn fold_z(crc: u32, p: *const u8, len: usize) -> (Blk, usize) {
+unsafe fn fold_z(crc: u32, p: *const u8, len: usize) -> u32 {
     fold_g::<Z, 4>(crc, p, len)
 }
 
-/// Folds `data` on `path` (see `fold_g`); `None` when the CPU lacks the
-/// path or `data` is shorter than one group of its registers.
-pub(super) fn fold_path(path: Path, crc: u32, data: &[u8]) -> Option<(Blk, usize)> {
-    let group = match path {
-        Path::Portable => return None,
-        Path::AesNi => 64,
-        Path::Avx2 => 128,
-        Path::Avx512 => 256,
-    };
-    if data.len() < group || !available(path) {
+/// Data of 16 to 271 bytes is folded by `fold_short` on every path (one
+/// register, every block moved to the last at once); longer data by
+/// `fold_g`, whose group of registers is then at most 256 bytes.
+const SHORT_MIN: usize = 16;
+const SHORT_MAX: usize = 16 * 17 - 1;
+
+/// The register after `data` from `crc`, folded on `path` (see
+/// `fold_short` and `fold_g`); `None` when the CPU lacks the path or
+/// `data` is shorter than 16 bytes.
+pub(super) fn fold_path(path: Path, crc: u32, data: &[u8]) -> Option<u32> {
+    if path == Path::Portable || !available(path) || data.len() < SHORT_MIN {
         return None;
     }
     let (p, len) = (data.as_ptr(), data.len());
-    // SAFETY: the instruction set of the wrapper was detected
-    // (`available`); `p` is valid for `len` reads and `len` is at least
-    // one group, which is what `fold_g` reads first; it reads no further
-    // than `len` after that.
+    // SAFETY: every path but the portable one (gone above) has PCLMULQDQ
+    // (and SSSE3), and the path's instruction set was detected
+    // (`available`); `p` is valid for `len` reads. `len` is within what
+    // `fold_short` takes, or longer than one group of any path's
+    // registers, which is what `fold_g` reads first; neither reads past
+    // `len`.
     Some(unsafe {
         match path {
+            _ if len <= SHORT_MAX => fold_short(crc, p, len),
             Path::Avx512 => fold_z(crc, p, len),
             Path::Avx2 => fold_y(crc, p, len),
             _ => fold_x(crc, p, len),
