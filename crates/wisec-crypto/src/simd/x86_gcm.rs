@@ -355,7 +355,21 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // `2 * w + 1`, one more than the table when `w` is half of it) the
     // AAD's rest is reduced on its own first.
     let alone = groups == 0 && rab + nb + 1 > POWERS;
-    let aad_first = if groups > 0 {
+    // The last whole group and the tail share one reduction when their
+    // blocks and the lengths block fit the power table: the group's
+    // blocks then take the powers above the tail's. With one group, the
+    // AAD's rest is hashed with it, so it must fit as well (above the
+    // group); with more, it rides with the first group at `base`.
+    // `w + nb + 1 <= POWERS`: the group, the tail and the lengths block.
+    let merge = match groups {
+        0 => false,
+        1 => w + nb + 1 + rab <= POWERS,
+        _ => w + nb < POWERS,
+    };
+    let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
+    let aad_first = if groups == 1 && merge {
+        merged_base - rab
+    } else if groups > 0 {
         POWERS - w - rab
     } else if alone {
         POWERS - rab
@@ -413,13 +427,6 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     };
 
     let base = POWERS - w;
-    // The last whole group and the tail share one reduction when their
-    // blocks and the lengths block fit the power table: the group's
-    // blocks then take the powers above the tail's. (With one group,
-    // encryption hashes it with the AAD's rest, aligned to `base`.)
-    // `w + nb + 1 <= POWERS`: the group, the tail and the lengths block.
-    let merge = groups >= 2 && w + nb < POWERS;
-    let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
     let mut carry = Acc::<T>::new();
     let mut next = [zt; G];
     if groups > 0 {
@@ -483,6 +490,10 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         }
     }
     if !DEC && merge {
+        // One group: the AAD's rest, aligned above it, comes along.
+        if groups == 1 {
+            carry = pre;
+        }
         hash_group(t, &mut carry, &prev, s, merged_base);
         s = None;
     } else if !DEC && groups > 0 {
