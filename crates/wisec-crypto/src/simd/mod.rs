@@ -36,8 +36,9 @@ mod x86_crc;
 #[cfg(target_arch = "x86_64")]
 mod x86_gcm;
 
-/// CRC-32 folding (see [`crate::crc32`]) on the widest path this CPU runs
-/// that `data` is long enough for; `None` leaves `data` to the tables.
+/// The CRC-32 register after `data` from `crc`, folded (see
+/// [`crate::crc32`]) on the widest path this CPU runs; `None` (no folding
+/// path, or `data` under 16 bytes) leaves `data` to the tables.
 pub(crate) fn crc32_fold(crc: u32, data: &[u8]) -> Option<u32> {
     [Path::Avx512, Path::Avx2, Path::AesNi]
         .into_iter()

@@ -130,29 +130,29 @@ unsafe fn absorb_tail(x: X, p: *const u8, len: usize, r: usize) -> X {
     fold(X(a), constants_x(1)).xor(X(b))
 }
 
-/// The CRC register of the block `x` from a zero register, `x(z) * z^32
+/// The CRC register of the block `b` from a zero register, `b(x) * x^32
 /// mod P`, with carry-less products only (Barrett reduction; constants
 /// in [`REDUCE`]).
 ///
 /// A product of two reflected 64-bit operands is the reflected product
-/// times `z`, which the constants absorb:
-/// 1. the first half `h` times `z^95 mod P` stands for `h * z^96`; the
-///    second half, moved to bits 32..95, for itself times `z^32`: their
+/// times `x`, which the constants absorb:
+/// 1. the first half `h` times `x^95 mod P` stands for `h * x^96`; the
+///    second half, moved to bits 32..95, for itself times `x^32`: their
 ///    sum `s` is congruent to the result and of degree below 96;
-/// 2. its part of degree 64 and up (bits 32..63) times `z^63 mod P`
+/// 2. its part of degree 64 and up (bits 32..63) times `x^63 mod P`
 ///    stands for that part: `u`, the upper half of the sum, is congruent
 ///    and of degree below 64;
-/// 3. `q = floor(floor(u / z^32) * mu / z^32)` is `floor(u / P)`, exact
+/// 3. `q = floor(floor(u / x^32) * mu / x^32)` is `floor(u / P)`, exact
 ///    for a `u` of degree below 64, and `u + q * P` is the remainder: the
 ///    upper 32 bits of `u` with those of `q * P` that stand for degrees
 ///    0..31.
 #[inline(always)]
-unsafe fn reduce(x: X) -> u32 {
+unsafe fn reduce(b: X) -> u32 {
     let k = _mm_set_epi64x(REDUCE[1] as i64, REDUCE[0] as i64);
-    let x = x.0;
+    let b = b.0;
     let s = _mm_xor_si128(
-        _mm_clmulepi64_si128::<0x00>(x, k),
-        _mm_slli_si128::<4>(_mm_srli_si128::<8>(x)),
+        _mm_clmulepi64_si128::<0x00>(b, k),
+        _mm_slli_si128::<4>(_mm_srli_si128::<8>(b)),
     );
     let u = _mm_xor_si128(_mm_clmulepi64_si128::<0x10>(s, k), s);
     // floor(u / z^32): bits 0..31 of `u`'s qword.
@@ -165,8 +165,8 @@ unsafe fn reduce(x: X) -> u32 {
     );
     let qp = _mm_clmulepi64_si128::<0x10>(q, m);
     // Dword 3 of `u`, dword 2 of `q * P`.
-    let (a, b) = (_mm_srli_si128::<12>(u), _mm_srli_si128::<8>(qp));
-    (_mm_cvtsi128_si32(a) ^ _mm_cvtsi128_si32(b)) as u32
+    let (hi_u, hi_qp) = (_mm_srli_si128::<12>(u), _mm_srli_si128::<8>(qp));
+    (_mm_cvtsi128_si32(hi_u) ^ _mm_cvtsi128_si32(hi_qp)) as u32
 }
 
 /// The register after `len` bytes at `p` (16 to 271, valid for reads),
