@@ -8,7 +8,6 @@
 use core::arch::x86_64::*;
 
 use super::x86::{features, Vector, AVX2_VAES, AVX512_VAES, PCLMUL, VPCLMUL, X, Y, Z};
-use super::Blk;
 use crate::batch::Path;
 use crate::crc32::{FOLD, REDUCE};
 
@@ -23,21 +22,11 @@ pub(super) fn available(path: Path) -> bool {
     features() & need == need
 }
 
-/// The folding constants for `d` blocks (1..=16) as one block.
+/// The folding constants for `d` blocks (1..=16) in an xmm register:
+/// `FOLD[d - 1]` loaded as it is laid out, the first half's constant in
+/// the low quadword.
 #[inline(always)]
-fn constants(d: usize) -> Blk {
-    let [hi, lo] = FOLD[d - 1];
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&hi.to_le_bytes());
-    b[8..].copy_from_slice(&lo.to_le_bytes());
-    b
-}
-
-/// The folding constants for `d` blocks (1..=16) in an xmm register,
-/// loaded as they are laid out (the first half's constant, then the
-/// second's: the block [`constants`] builds).
-#[inline(always)]
-unsafe fn constants_x(d: usize) -> X {
+unsafe fn constants(d: usize) -> X {
     X(_mm_loadu_si128(FOLD[d - 1].as_ptr().cast()))
 }
 
@@ -59,7 +48,7 @@ unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) 
         *a = T::load(p.add(16 * T::B * g).cast());
     }
     acc[0] = acc[0].xor(T::lane0(_mm_cvtsi32_si128(crc as i32)));
-    let k = T::splat(&constants(n));
+    let k = T::splat_reg(constants(n).0);
     let mut off = 16 * n;
     while len - off >= 16 * n {
         for (g, a) in acc.iter_mut().enumerate() {
@@ -70,21 +59,31 @@ unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) 
     // Every register into the last, then every block of it into its last.
     let mut r = acc[G - 1];
     for (g, a) in acc.iter().enumerate().take(G - 1) {
-        r = r.xor(fold(*a, T::splat(&constants((G - 1 - g) * T::B))));
+        r = r.xor(fold(*a, T::splat_reg(constants((G - 1 - g) * T::B).0)));
     }
     let mut lanes = [[0u8; 16]; 4];
     r.store(lanes.as_mut_ptr());
     let mut x = X::load(&lanes[T::B - 1]);
     for (l, lane) in lanes.iter().enumerate().take(T::B - 1) {
-        x = x.xor(fold(X::load(lane), constants_x(T::B - 1 - l)));
+        x = x.xor(fold(X::load(lane), constants(T::B - 1 - l)));
     }
-    // The whole blocks left (fewer than a group), each moved to the end.
+    super::wipe(&mut lanes);
+    finish(x, p, off, len)
+}
+
+/// The register after the block `x` (standing for the `off` bytes at `p`
+/// before it) and the rest of `p[..len]` (fewer than 16 whole blocks;
+/// `len >= 16`, `p` valid for `len` reads): every whole block moved to
+/// the last at once (independent products), the bytes after them added
+/// by [`absorb_tail`], the block reduced.
+#[inline(always)]
+unsafe fn finish(mut x: X, p: *const u8, mut off: usize, len: usize) -> u32 {
     let t = (len - off) / 16;
     if t > 0 {
-        x = fold(x, constants_x(t));
+        x = fold(x, constants(t));
         for b in 0..t - 1 {
             let blk = X::load(p.add(off + 16 * b).cast());
-            x = x.xor(fold(blk, constants_x(t - 1 - b)));
+            x = x.xor(fold(blk, constants(t - 1 - b)));
         }
         x = x.xor(X::load(p.add(off + 16 * (t - 1)).cast()));
         off += 16 * t;
@@ -92,7 +91,6 @@ unsafe fn fold_g<T: Vector, const G: usize>(crc: u32, p: *const u8, len: usize) 
     if off < len {
         x = absorb_tail(x, p, len, len - off);
     }
-    super::wipe(&mut lanes);
     reduce(x)
 }
 
@@ -127,7 +125,7 @@ unsafe fn absorb_tail(x: X, p: *const u8, len: usize, r: usize) -> X {
     let of_t = _mm_cmplt_epi8(to_b, _mm_setzero_si128());
     let last = _mm_loadu_si128(p.add(len - 16).cast());
     let b = _mm_or_si128(_mm_shuffle_epi8(x, to_b), _mm_and_si128(last, of_t));
-    fold(X(a), constants_x(1)).xor(X(b))
+    fold(X(a), constants(1)).xor(X(b))
 }
 
 /// The CRC register of the block `b` from a zero register, `b(x) * x^32
@@ -170,25 +168,12 @@ unsafe fn reduce(b: X) -> u32 {
 }
 
 /// The register after `len` bytes at `p` (16 to 271, valid for reads),
-/// from `crc`: every whole block moved to the last at once (independent
-/// products), the bytes after it added by [`absorb_tail`], the block
-/// reduced.
+/// from `crc`: the first block with the register in it, and [`finish`]
+/// for the rest.
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
 unsafe fn fold_short(crc: u32, p: *const u8, len: usize) -> u32 {
-    let blocks = len / 16;
-    let mut x = X::load(p.cast()).xor(X(_mm_cvtsi32_si128(crc as i32)));
-    if blocks > 1 {
-        x = fold(x, constants_x(blocks - 1));
-        for b in 1..blocks - 1 {
-            let blk = X::load(p.add(16 * b).cast());
-            x = x.xor(fold(blk, constants_x(blocks - 1 - b)));
-        }
-        x = x.xor(X::load(p.add(16 * (blocks - 1)).cast()));
-    }
-    if !len.is_multiple_of(16) {
-        x = absorb_tail(x, p, len, len % 16);
-    }
-    reduce(x)
+    let x = X::load(p.cast()).xor(X(_mm_cvtsi32_si128(crc as i32)));
+    finish(x, p, 16, len)
 }
 
 #[target_feature(enable = "sse2,ssse3,pclmulqdq")]
