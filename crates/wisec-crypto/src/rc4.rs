@@ -246,9 +246,77 @@ impl Stream<'_> {
         self.g
             .blocks::<4, T>(self.s, it, |t, k| f(t, u32::from_le_bytes(k)));
     }
+
+    /// For each word of `words`: folds it into `acc` with `f` as a
+    /// little-endian `u32`, then XORs the next four keystream bytes into
+    /// it (a MIC over the plaintext while encrypting; see
+    /// [`Gen::fold_words`]).
+    #[inline(always)]
+    pub(crate) fn fold_then_xor<A: Copy>(
+        &mut self,
+        words: &mut [[u8; 4]],
+        acc: A,
+        f: impl Fn(A, u32) -> A,
+    ) -> A {
+        self.g.fold_words(self.s, words, acc, f)
+    }
 }
 
 impl Gen {
+    /// Folds each word of `words` into `acc` with `f` (as a little-endian
+    /// `u32`), then XORs the next four keystream bytes into it, each byte
+    /// stored as it comes: no keystream byte is held until its word is
+    /// whole.
+    ///
+    /// A function of its own, walking the words and the state with one
+    /// induction variable: inlined into TKIP's encryption, or with a
+    /// separate counter, the compiler ran short of registers and kept the
+    /// accumulator (Michael's R) or the RC4 index on the stack, on the
+    /// chain of every word.
+    #[inline(never)]
+    fn fold_words<A: Copy>(
+        &mut self,
+        s: &mut State,
+        words: &mut [[u8; 4]],
+        mut acc: A,
+        f: impl Fn(A, u32) -> A,
+    ) -> A {
+        let mut done = 0;
+        while done < words.len() {
+            let (mut x, mut j) = (self.x, self.j);
+            let at = usize::from(self.i);
+            // Words whose read-ahead index at + 5 is at most 255.
+            let c = ((254 - at.min(254)) / 4).min(words.len() - done);
+            for (n, w) in words[done..done + c].iter_mut().enumerate() {
+                let p = u32::from_le_bytes(*w);
+                acc = f(acc, p);
+                // Masked, so that the compiler sees `b + 5` within the
+                // state's tail and checks no bound.
+                let b = (at + 4 * n) & 255;
+                for (k, o) in w.iter_mut().enumerate() {
+                    let i = b + 1 + k;
+                    j = j.wrapping_add(x);
+                    let (y, next) = swap(s, i, i + 1, j, x);
+                    *o = (p >> (8 * k)) as u8 ^ s[usize::from(x.wrapping_add(y))];
+                    x = next;
+                }
+            }
+            done += c;
+            self.x = x;
+            self.j = j;
+            self.i = (at + 4 * c) as u8;
+            // The word across the wrap, a byte at a time.
+            if let Some(w) = words.get_mut(done) {
+                acc = f(acc, u32::from_le_bytes(*w));
+                for o in w.iter_mut() {
+                    *o ^= self.byte(s);
+                }
+                done += 1;
+            }
+        }
+        acc
+    }
+
     /// Hands `f` each item of `it` with the next `N` keystream bytes, in
     /// keystream order. While the indices `i + 1 ..= i + N + 1` of a
     /// block do not wrap (all but the last blocks of every 256 bytes)
@@ -342,11 +410,30 @@ mod tests {
         }
     }
 
-    /// Keystream into `out` through [`Stream::words`], the last octets
-    /// through [`Stream::byte`].
-    fn words_then_bytes(st: &mut Stream<'_>, out: &mut [u8]) {
+    /// A fold that tells word order and count apart.
+    fn mix(a: u64, w: u32) -> u64 {
+        (a.rotate_left(13) ^ u64::from(w)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    }
+
+    /// Keystream into `out` (zeros) through [`Stream::words`] or
+    /// [`Stream::fold_then_xor`], the last octets through
+    /// [`Stream::byte`]. The words go into `fold_then_xor` holding a
+    /// pattern, so that its fold is checked over the words as they were.
+    fn words_then_bytes(st: &mut Stream<'_>, out: &mut [u8], fold: bool) {
+        let pat = |n: usize| (n as u32).wrapping_mul(0x0101_0101) ^ 0xa5c3_5a3c;
         let (words, rest) = out.as_chunks_mut::<4>();
-        st.words(words.iter_mut(), |w, k| *w = k.to_le_bytes());
+        if fold {
+            for (n, w) in words.iter_mut().enumerate() {
+                *w = pat(n).to_le_bytes();
+            }
+            let want = (0..words.len()).fold(7u64, |a, n| mix(a, pat(n)));
+            assert_eq!(st.fold_then_xor(words, 7u64, mix), want);
+            for (n, w) in words.iter_mut().enumerate() {
+                *w = (u32::from_le_bytes(*w) ^ pat(n)).to_le_bytes();
+            }
+        } else {
+            st.words(words.iter_mut(), |w, k| *w = k.to_le_bytes());
+        }
         rest.iter_mut().for_each(|g| *g = st.byte());
     }
 
@@ -407,7 +494,7 @@ mod tests {
                             .unwrap(),
                         2 => part.iter_mut().for_each(|g| *g = r.next_byte()),
                         3 => r.with_stream(|st| part.iter_mut().for_each(|g| *g = st.byte())),
-                        _ => r.with_stream(|st| words_then_bytes(st, part)),
+                        _ => r.with_stream(|st| words_then_bytes(st, part, piece % 2 == 0)),
                     }
                     at = end;
                     piece = piece % 37 + 1;
@@ -428,11 +515,13 @@ mod tests {
                 r.apply_keystream_to(&src[skip..], &mut got[skip..])
                     .unwrap();
                 assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
-                let mut r = Rc4::new(key).unwrap();
-                r.skip(skip);
-                let mut got = [0u8; 3000];
-                r.with_stream(|st| words_then_bytes(st, &mut got[skip..]));
-                assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
+                for after in [false, true] {
+                    let mut r = Rc4::new(key).unwrap();
+                    r.skip(skip);
+                    let mut got = [0u8; 3000];
+                    r.with_stream(|st| words_then_bytes(st, &mut got[skip..], after));
+                    assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
+                }
             }
         }
     }

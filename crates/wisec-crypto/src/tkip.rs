@@ -670,12 +670,7 @@ impl DangerTkip {
         crc.update(msdu);
         rc4.with_stream(|st| {
             let (words, rest) = msdu.as_chunks_mut::<4>();
-            let mut lr = mic.state();
-            st.words(words.iter_mut(), |w, k| {
-                let p = u32::from_le_bytes(*w);
-                lr = michael::absorb(lr.0, lr.1, p);
-                *w = (p ^ k).to_le_bytes();
-            });
+            let lr = st.fold_then_xor(words, mic.state(), |(l, r), p| michael::absorb(l, r, p));
             mic.set_state(lr);
             mic.update(rest);
             for b in rest {
