@@ -90,6 +90,15 @@ fn word0(v: usize) -> Blk {
     b
 }
 
+/// A block whose last octet is `v` (a counter increment in a counter
+/// block as it is, while the counter's last octet does not carry).
+#[inline(always)]
+fn last_octet(v: usize) -> Blk {
+    let mut b = [0u8; 16];
+    b[15] = v as u8;
+    b
+}
+
 /// Unreduced Karatsuba products: low halves, high halves, middle terms.
 #[derive(Clone, Copy)]
 struct Acc<T: Vector> {
@@ -401,7 +410,19 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     for g in 0..G {
         ctr[g] = c0.add32(T::splat(&word0(g * T::B)));
     }
-    let step = T::splat(&word0(w));
+    // The bulk loop's counter blocks in byte order, as AES takes them,
+    // stepped by adding `w` to their last octet alone (one add, no byte
+    // reversal per register): exact while no lane's last octet passes
+    // 255. A group whose first counter's last octet `lo` is within `w`
+    // of a carry, and the group after it, are built from `c0` instead
+    // (inc32 exactly). Block 0 of the data takes counter 2 (the nonce is
+    // 96 bits: J_0 ends in 1), so messages under 254 blocks never carry.
+    let mut cbe = [zt; G];
+    for g in 0..G {
+        cbe[g] = ctr[g].rev(rev);
+    }
+    let step_be = T::splat(&last_octet(w));
+    let mut resync = false;
     // The keystream of the last partial group, early: its counters are
     // known, and at the end only the xor and the hash are left to wait
     // for.
@@ -437,10 +458,17 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let mut prev = [zt; G];
     for i in 0..groups {
         let cur = next;
+        let lo = (2 + i * w) % 256;
+        if resync || lo + w > 256 {
+            for g in 0..G {
+                cbe[g] = c0.add32(T::splat(&word0(i * w + g * T::B))).rev(rev);
+            }
+        }
+        resync = lo + w > 256;
         let mut x = [zt; G];
         for g in 0..G {
-            x[g] = ctr[g].rev(rev).xor(k[0]);
-            ctr[g] = ctr[g].add32(step);
+            x[g] = cbe[g].xor(k[0]);
+            cbe[g] = cbe[g].add32(step_be);
         }
         let hashing = DEC || i > 0;
         let last_merged = DEC && merge && i + 1 == groups;
