@@ -515,11 +515,11 @@ mod tests {
                 r.apply_keystream_to(&src[skip..], &mut got[skip..])
                     .unwrap();
                 assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
-                for after in [false, true] {
+                for fold in [false, true] {
                     let mut r = Rc4::new(key).unwrap();
                     r.skip(skip);
                     let mut got = [0u8; 3000];
-                    r.with_stream(|st| words_then_bytes(st, &mut got[skip..], after));
+                    r.with_stream(|st| words_then_bytes(st, &mut got[skip..], fold));
                     assert_eq!(&got[skip..], &want.as_ref()[skip..], "key length {len}");
                 }
             }

@@ -413,10 +413,11 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // The bulk loop's counter blocks in byte order, as AES takes them,
     // stepped by adding `w` to their last octet alone (one add, no byte
     // reversal per register): exact while no lane's last octet passes
-    // 255. A group whose first counter's last octet `lo` is within `w`
-    // of a carry, and the group after it, are built from `c0` instead
-    // (inc32 exactly). Block 0 of the data takes counter 2 (the nonce is
-    // 96 bits: J_0 ends in 1), so messages under 254 blocks never carry.
+    // 255. A group whose lanes' last octets `lo .. lo + w` pass 255, and
+    // a group reached by a step that passed 255, are built from `c0`
+    // instead (inc32 exactly). Block 0 of the data takes counter 2 (the
+    // nonce is 96 bits: J_0 ends in 1), so messages under 254 blocks
+    // never carry.
     let mut cbe = [zt; G];
     for g in 0..G {
         cbe[g] = ctr[g].rev(rev);
@@ -458,13 +459,15 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     let mut prev = [zt; G];
     for i in 0..groups {
         let cur = next;
+        // The last octet of the group's first counter.
         let lo = (2 + i * w) % 256;
         if resync || lo + w > 256 {
             for g in 0..G {
                 cbe[g] = c0.add32(T::splat(&word0(i * w + g * T::B))).rev(rev);
             }
         }
-        resync = lo + w > 256;
+        // The step below takes some lane past 255.
+        resync = lo + w >= 256;
         let mut x = [zt; G];
         for g in 0..G {
             x[g] = cbe[g].xor(k[0]);
