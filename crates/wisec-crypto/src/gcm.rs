@@ -28,7 +28,7 @@
 use zeroize::Zeroize;
 
 use crate::batch::Path;
-use crate::simd::gcm::{self as engine, GcmKeys, Io};
+use crate::simd::gcm::{self as engine, CheckedPath, GcmKeys, Io};
 use crate::{ct_eq, Error, Result};
 
 /// Length of the nonce (IV) this GCM takes.
@@ -41,13 +41,13 @@ pub const TAG_LEN: usize = 16;
 #[derive(Clone)]
 pub struct Gcm {
     keys: GcmKeys,
-    path: Path,
+    path: CheckedPath,
 }
 
 impl core::fmt::Debug for Gcm {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Gcm")
-            .field("path", &self.path)
+            .field("path", &self.path.path())
             .finish_non_exhaustive()
     }
 }
@@ -79,19 +79,20 @@ impl Gcm {
     /// A key on a chosen path; [`Error::Unsupported`] when this CPU lacks
     /// it.
     pub fn with_path(key: &[u8], path: Path) -> Result<Gcm> {
-        if !Gcm::path_available(path) {
-            return Err(Error::Unsupported);
-        }
+        let checked = CheckedPath::new(path).ok_or(Error::Unsupported)?;
         let keys = GcmKeys::new(key).ok_or(Error::InvalidParameter)?;
         if path != Path::Portable && keys.rk.is_none() {
             return Err(Error::Unsupported);
         }
-        Ok(Gcm { keys, path })
+        Ok(Gcm {
+            keys,
+            path: checked,
+        })
     }
 
     /// The code path of this key.
     pub fn path(&self) -> Path {
-        self.path
+        self.path.path()
     }
 
     fn run(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], io: Io<'_>, dec: bool) -> Result<[u8; 16]> {

@@ -222,6 +222,23 @@ impl Clone for GcmKeys {
     }
 }
 
+/// A GCM code path this CPU was found to run ([`available`]): what the
+/// kernels take instead of probing the CPU on every message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CheckedPath(Path);
+
+impl CheckedPath {
+    /// `path`, when this CPU runs its kernel.
+    pub(crate) fn new(path: Path) -> Option<CheckedPath> {
+        available(path).then_some(CheckedPath(path))
+    }
+
+    /// The path.
+    pub(crate) fn path(self) -> Path {
+        self.0
+    }
+}
+
 /// True when this CPU runs the GCM kernel of `path`.
 #[inline]
 pub(crate) fn available(path: Path) -> bool {
@@ -275,17 +292,17 @@ impl Io<'_> {
 /// 96-bit `nonce` and returns the tag over `aad` and the ciphertext
 /// (SP 800-38D, 7.1 and 7.2: for decryption, the tag the sender should
 /// have sent; the caller compares). `None`, before anything is written,
-/// when `io` is out of bounds or the path is not available.
+/// when `io` is out of bounds.
 #[inline]
 pub(crate) fn crypt(
-    path: Path,
+    path: CheckedPath,
     keys: &GcmKeys,
     nonce: &[u8; 12],
     aad: &[u8],
     io: Io<'_>,
     dec: bool,
 ) -> Option<Blk> {
-    if !io.valid() || !available(path) {
+    if !io.valid() {
         return None;
     }
     // SP 800-38D, 5.2.1.1: len(P) <= 2^39 - 256 bits, len(A) < 2^64 bits.
@@ -293,7 +310,7 @@ pub(crate) fn crypt(
         return None;
     }
     #[cfg(target_arch = "x86_64")]
-    if path != Path::Portable {
+    if path.path() != Path::Portable {
         let rk = keys.rk.as_ref()?;
         return super::x86_gcm::crypt(path, rk, &keys.ghash, nonce, aad, io, dec);
     }
@@ -302,7 +319,12 @@ pub(crate) fn crypt(
 
 /// The GHASH-based tag of `data` alone as AAD (GMAC, SP 800-38D, 3):
 /// `E(J_0) xor GHASH(A || len)` with empty ciphertext.
-pub(crate) fn gmac(path: Path, keys: &GcmKeys, nonce: &[u8; 12], data: &[u8]) -> Option<Blk> {
+pub(crate) fn gmac(
+    path: CheckedPath,
+    keys: &GcmKeys,
+    nonce: &[u8; 12],
+    data: &[u8],
+) -> Option<Blk> {
     crypt(
         path,
         keys,

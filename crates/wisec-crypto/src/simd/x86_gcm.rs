@@ -31,7 +31,7 @@
 
 use core::arch::x86_64::*;
 
-use super::gcm::{lengths, GhashKey, Io, POWERS};
+use super::gcm::{lengths, CheckedPath, GhashKey, Io, POWERS};
 use super::x86::{
     aes, features, round_keys, Vector, AESNI, AVX2_VAES, AVX512_VAES, PCLMUL, REV, VPCLMUL, X, Y, Z,
 };
@@ -155,6 +155,17 @@ unsafe fn reduce(a: Acc<X>) -> __m128i {
     let lo = _mm_xor_si128(a.lo.0, _mm_slli_si128::<8>(mid));
     let hi = _mm_xor_si128(a.hi.0, _mm_srli_si128::<8>(mid));
     mont(lo, hi)
+}
+
+/// One block through the AES rounds, with block 0 of each of the round
+/// key registers `k` (taken as it is in the register: no load of its own).
+#[inline(always)]
+unsafe fn aes_lane0<T: Vector, const NR: usize>(k: &[T; 15], x: __m128i) -> __m128i {
+    let mut x = _mm_xor_si128(x, k[0].low());
+    for kr in &k[1..NR] {
+        x = _mm_aesenc_si128(x, kr.low());
+    }
+    _mm_aesenclast_si128(x, k[NR].low())
 }
 
 /// Loads the `B` powers (or Karatsuba halves) from entry `i`.
@@ -344,7 +355,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // E(J_0) masks the tag (SP 800-38D, 7.1 step 6). Its ten or fourteen
     // dependent rounds start now, beside everything else, rather than
     // where the tag needs them (see `early`).
-    let ej0 = early(aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0);
+    let ej0 = early(aes_lane0::<T, NR>(&k, j));
 
     let groups = len / (16 * w);
     let tail_at = groups * 16 * w;
@@ -622,7 +633,7 @@ unsafe fn short_g<T: Vector, const NR: usize, const DEC: bool>(
     let w = 16 * T::B;
     // E(J_0) masks the tag (SP 800-38D, 7.1 step 6).
     let j = j0_reg(nonce);
-    let ej0 = aes::<X, NR>(&round_keys::<X, NR>(rk), X(j)).0;
+    let ej0 = aes_lane0::<T, NR>(&k, j);
     // Counter blocks J_0 + 1 .. (inc32, SP 800-38D, 6.2) in the
     // byte-reversed form, where the 32-bit counter is word 0.
     let c0 = T::splat_reg(j)
@@ -721,10 +732,10 @@ wrapper!(
 );
 
 /// Runs the kernel of `path` (see `super::gcm::crypt`, which checked the
-/// bounds of `io` and the lengths). `None` when the CPU lacks the path.
+/// bounds of `io` and the lengths). `None` for the portable path.
 #[inline]
 pub(super) fn crypt(
-    path: Path,
+    path: CheckedPath,
     rk: &RoundKeys,
     t: &GhashKey,
     nonce: &[u8; 12],
@@ -732,7 +743,8 @@ pub(super) fn crypt(
     io: Io<'_>,
     dec: bool,
 ) -> Option<Blk> {
-    if path == Path::Portable || !available(path) {
+    let path = path.path();
+    if path == Path::Portable {
         return None;
     }
     let (src, dst, len): (*const u8, *mut u8, usize) = match io {
@@ -757,8 +769,8 @@ pub(super) fn crypt(
     let (a, al) = (aad.as_ptr(), aad.len());
     let nr14 = rk.nr == 14;
     let rk = &rk.rk;
-    // SAFETY: the instruction sets of each wrapper were detected
-    // (`available`). `src` is valid for `len` reads and `dst` for `len`
+    // SAFETY: the instruction sets of each wrapper were detected: a
+    // `CheckedPath` exists only for a path `available` reported. `src` is valid for `len` reads and `dst` for `len`
     // writes: both come from one slice with `max(src, dst) + len` in
     // bounds, or from two slices of `len` bytes (a shared and an
     // exclusive borrow, so they do not overlap); within one slice `dst`
