@@ -271,13 +271,18 @@ fn locate_inner(
     data: &[u8],
     unpadded: bool,
 ) -> Result<Framing, Unusable> {
+    // Whether an FCS follows, and whether the guess already found it to
+    // match (the CRC is then not computed a second time below).
     let guess = |prefix: usize| match (iface.fcslen, mode) {
-        (Some(n), _) => n == 4,
-        (None, FcsMode::Yes) => true,
-        (None, FcsMode::No) => false,
-        (None, FcsMode::Auto) => fcs_ok(data.get(prefix..).unwrap_or_default()),
+        (Some(n), _) => (n == 4, false),
+        (None, FcsMode::Yes) => (true, false),
+        (None, FcsMode::No) => (false, false),
+        (None, FcsMode::Auto) => {
+            let ok = fcs_ok(data.get(prefix..).unwrap_or_default());
+            (ok, ok)
+        }
     };
-    let (prefix, fcs) = match iface.link_type {
+    let (prefix, (fcs, verified)) = match iface.link_type {
         LINKTYPE_RADIOTAP => {
             let (len, flags) = radiotap(data)?;
             let flags = flags.unwrap_or(0);
@@ -287,7 +292,7 @@ fn locate_inner(
             if flags & RT_FLAG_BADFCS != 0 {
                 return Err(Unusable::BadFcs);
             }
-            (len, flags & RT_FLAG_FCS != 0)
+            (len, (flags & RT_FLAG_FCS != 0, false))
         }
         LINKTYPE_IEEE802_11 => (0, guess(0)),
         LINKTYPE_AVS => {
@@ -305,7 +310,7 @@ fn locate_inner(
             let (len, flags) = ppi(data)?;
             match flags {
                 Some(f) if f & (PPI_BADFCS | PPI_PHY_ERROR) != 0 => return Err(Unusable::BadFcs),
-                Some(f) => (len, f & PPI_FCS != 0),
+                Some(f) => (len, (f & PPI_FCS != 0, false)),
                 None => (len, guess(len)),
             }
         }
@@ -316,7 +321,7 @@ fn locate_inner(
         if rest < 4 {
             return Err(Unusable::Short);
         }
-        if !fcs_ok(&data[prefix..]) {
+        if !verified && !fcs_ok(&data[prefix..]) {
             return Err(Unusable::BadFcs);
         }
         rest - 4
