@@ -770,13 +770,14 @@ pub(super) fn crypt(
     let nr14 = rk.nr == 14;
     let rk = &rk.rk;
     // SAFETY: the instruction sets of each wrapper were detected: a
-    // `CheckedPath` exists only for a path `available` reported. `src` is valid for `len` reads and `dst` for `len`
-    // writes: both come from one slice with `max(src, dst) + len` in
-    // bounds, or from two slices of `len` bytes (a shared and an
-    // exclusive borrow, so they do not overlap); within one slice `dst`
-    // is `src` or `src +- 8`, the overlaps the kernel orders its loads
-    // and stores for. `aad` is valid for `al` reads. Every other access
-    // is to the tables and keys passed by reference.
+    // `CheckedPath` exists only for a path `available` reported. `src`
+    // is valid for `len` reads and `dst` for `len` writes: both come
+    // from one slice with `max(src, dst) + len` in bounds, or from two
+    // slices of `len` bytes (a shared and an exclusive borrow, so they
+    // do not overlap); within one slice `dst` is `src` or `src +- 8`,
+    // the overlaps the kernel orders its loads and stores for. `aad` is
+    // valid for `al` reads. Every other access is to the tables and keys
+    // passed by reference.
     unsafe {
         Some(match (path, nr14, dec) {
             (Path::Avx512, false, false) => {
