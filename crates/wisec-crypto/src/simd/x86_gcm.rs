@@ -429,6 +429,9 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // instead (inc32 exactly). Block 0 of the data takes counter 2 (the
     // nonce is 96 bits: J_0 ends in 1), so messages under 254 blocks
     // never carry.
+    // The first group's are built here, before the loop, rather than by
+    // the loop's rebuild: left to the loop, decryption of 1500 octets
+    // took about 30% longer (`gcm_speed 1500 avx512`).
     let mut cbe = [zt; G];
     for g in 0..G {
         cbe[g] = ctr[g].rev(rev);
