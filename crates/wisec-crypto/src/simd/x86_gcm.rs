@@ -4,15 +4,20 @@
 //!
 //! A kernel works in groups of `G` registers (`W = G * B` blocks): per
 //! group it runs the AES rounds of `W` counter blocks and, between the
-//! rounds, multiplies `W` ciphertext blocks by `H^W .. H^1` (three
-//! carry-less multiplications per register, Karatsuba), adds the products
-//! unreduced and reduces once. Encryption hashes the previous group's
-//! ciphertext beside the current group's rounds; decryption hashes the
-//! group it decrypts. The running hash enters the first block of each
-//! group. The last partial group, the lengths block and the hash so far
-//! are multiplied by the powers that fit their places and reduced once;
-//! when the last whole group fits the power table beside them, its
-//! products join that sum, so the tag waits for one reduction, not two.
+//! rounds, multiplies `W` ciphertext blocks by powers of `H` (three
+//! carry-less multiplications per register, Karatsuba) and adds the
+//! products unreduced. Encryption hashes the previous group's ciphertext
+//! beside the current group's rounds; decryption hashes the group it
+//! decrypts. The first group takes `H^W .. H^1` and is reduced alone
+//! (with the AAD's last blocks above it). The groups after it go in
+//! pairs: the first of a pair takes `H^2W .. H^(W + 1)`, the second
+//! `H^W .. H^1`, and the pair is reduced once (the power table holds
+//! `2W` powers on every path). The running hash enters the first block
+//! of each reduced span. The last partial group, the lengths block and
+//! the hash so far are multiplied by the powers that fit their places
+//! and reduced once; when the last whole group is left without a partner
+//! and fits the power table beside them, its products join that sum, so
+//! the tag waits for one reduction, not two.
 //!
 //! Per-message work is kept off the tag's critical path: `J_0` is built
 //! in a register from the nonce (not loaded from a block just stored in
@@ -381,10 +386,13 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     // AAD's rest is hashed with it, so it must fit as well (above the
     // group); with more, it rides with the first group at `base`.
     // `w + nb + 1 <= POWERS`: the group, the tail and the lengths block.
+    // Groups after the first are hashed in pairs with one reduction (see
+    // the bulk loop), so with more than one group only an even count
+    // leaves the last group unpaired, free to merge.
     let merge = match groups {
         0 => false,
         1 => w + nb + 1 + rab <= POWERS,
-        _ => w + nb < POWERS,
+        g => g % 2 == 0 && w + nb < POWERS,
     };
     let merged_base = POWERS - w - (nb + 1).min(POWERS - w);
     let aad_first = if groups == 1 && merge {
@@ -463,6 +471,10 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
     };
 
     let base = POWERS - w;
+    // The first group of a pair: its blocks take the powers above the
+    // second's, `H^2W .. H^(W + 1)`, and the pair is reduced once.
+    const { assert!(2 * G * T::B <= POWERS) };
+    let pair_base = POWERS - 2 * w;
     let mut carry = Acc::<T>::new();
     let mut next = [zt; G];
     if groups > 0 {
@@ -488,13 +500,26 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             cbe[g] = cbe[g].add32(step_be);
         }
         let hashing = DEC || i > 0;
+        // The group hashed now: this one when decrypting, the one before
+        // when encrypting. The first group is reduced alone (with the
+        // AAD's rest); after it, groups 1 and 2, 3 and 4, ... share one
+        // reduction, the first of a pair carried to the second in `pre`
+        // unreduced. A last group left without a partner is reduced
+        // alone or merged with the tail.
+        let hg = if DEC { i } else { i.wrapping_sub(1) };
+        let first_of_pair = hashing && hg >= 1 && (hg - 1) % 2 == 0 && hg + 1 < groups;
         let last_merged = DEC && merge && i + 1 == groups;
-        let gb = if last_merged { merged_base } else { base };
+        let gb = if last_merged {
+            merged_base
+        } else if first_of_pair {
+            pair_base
+        } else {
+            base
+        };
         let h = if DEC { cur } else { prev };
-        let mut acc = if DEC { pre } else { Acc::<T>::new() };
-        if !DEC && i == 1 {
-            acc = pre;
-        }
+        // The AAD's rest before the first reduction, the first of a
+        // pair, or nothing.
+        let mut acc = pre;
         for r in 1..NR {
             for g in 0..G {
                 x[g] = x[g].enc(k[r]);
@@ -527,22 +552,25 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
             // Its running hash went into its first block.
             carry = acc;
             s = None;
+        } else if first_of_pair {
+            // Likewise; the second of the pair adds to it.
+            pre = acc;
+            s = None;
         } else if hashing {
             s = Some(reduce(acc.fold_with(Acc::new())));
-            if DEC {
-                pre = Acc::new();
-            }
+            pre = Acc::new();
         }
     }
+    // Encrypting, the last group is hashed here: with one group, the
+    // AAD's rest in `pre` comes along (aligned above it when merged);
+    // as the second of a pair, the first is in `pre`; unpaired, `pre`
+    // is empty.
     if !DEC && merge {
-        // One group: the AAD's rest, aligned above it, comes along.
-        if groups == 1 {
-            carry = pre;
-        }
+        carry = pre;
         hash_group(t, &mut carry, &prev, s, merged_base);
         s = None;
     } else if !DEC && groups > 0 {
-        let mut acc = if groups == 1 { pre } else { Acc::<T>::new() };
+        let mut acc = pre;
         hash_group(t, &mut acc, &prev, s, base);
         s = Some(reduce(acc.fold_with(Acc::new())));
     }
