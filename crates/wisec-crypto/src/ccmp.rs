@@ -289,6 +289,51 @@ pub(crate) trait MpduAead {
     fn open(&self, nonce: &Self::Nonce, aad: &[u8], body: &mut [u8], mic: &[u8]) -> Result<()>;
 }
 
+/// The length of the MAC header of a data or management frame of
+/// protocol version 0 whose Frame Control field is `fc` (IEEE Std
+/// 802.11-2020, 9.3.2.1 and 9.3.3.2): 24 octets, 6 more for Address 4 (a
+/// data frame with To DS and From DS set), 2 for QoS Control (a QoS data
+/// subtype), 4 for HT Control (+HTC set in a management or QoS data
+/// frame); `None` for any other type or version. The same as
+/// `wisec_wire::mac_header::header_len` for those frames, from the bits
+/// at once.
+#[inline(always)]
+fn data_or_mgmt_header_len(fc: FrameControl) -> Option<usize> {
+    let v = fc.0;
+    // Version (bits 0..=1) 0, and type (bits 2..=3) 0 or 2: bit 2 clear.
+    if v & 0b111 != 0 {
+        return None;
+    }
+    let data = v & 0b1000 != 0;
+    let qos = data && v & 0x0080 != 0;
+    let a4 = data && v & 0x0300 == 0x0300;
+    let htc = v & FrameControl::ORDER != 0 && (qos || !data);
+    Some(24 + 6 * usize::from(a4) + 2 * usize::from(qos) + 4 * usize::from(htc))
+}
+
+/// The Frame Control field and header length of a frame CCMP or GCMP may
+/// protect, with the errors of [`Header::new_checked`] and
+/// [`check_protectable_type`] in that order. Data and management frames
+/// are read from the Frame Control bits alone; anything else goes the
+/// long way, which only tells what is wrong with it.
+#[inline(always)]
+fn protectable_header(frame: &[u8]) -> Result<(FrameControl, usize)> {
+    let fc = frame
+        .first_chunk::<2>()
+        .map(|b| FrameControl::from_bytes(*b));
+    if let Some((fc, hlen)) = fc.and_then(|fc| Some((fc, data_or_mgmt_header_len(fc)?))) {
+        if frame.len() < hlen {
+            // A truncated header, as `Header::new_checked` reports it.
+            return Err(wisec_wire::Error::Truncated.into());
+        }
+        return Ok((fc, hlen));
+    }
+    let header = Header::new_checked(frame)?;
+    let fc = header.frame_control();
+    check_protectable_type(fc)?;
+    Ok((fc, header.header_len()))
+}
+
 /// What the checks of a frame to protect found (IEEE Std 802.11-2020,
 /// 12.5.3.2, 12.5.5.2): where the body is, how long the protected MPDU
 /// will be, its AAD, nonce, and the frame control with Protected set.
@@ -313,14 +358,11 @@ pub(crate) fn tx_layout<S: MpduAead>(
     if pn > PN_MAX || key_id > 3 {
         return Err(Error::InvalidParameter);
     }
-    let header = Header::new_checked(frame)?;
-    let fc = header.frame_control();
-    check_protectable_type(fc)?;
+    let (fc, hlen) = protectable_header(frame)?;
     if fc.protected() || fc.is_null_data() {
         // Already protected, or a data subtype without a Frame Body.
         return Err(Error::Unsupported);
     }
-    let hlen = header.header_len();
     let body_len = frame.len().checked_sub(hlen).ok_or(Error::Malformed)?;
     if body_len > S::MAX_BODY {
         return Err(Error::InvalidParameter);
@@ -359,13 +401,10 @@ pub(crate) struct RxLayout<N> {
 /// The checks of unprotecting the protected MPDU `frame`.
 #[inline(always)]
 pub(crate) fn rx_layout<S: MpduAead>(frame: &[u8]) -> Result<RxLayout<S::Nonce>> {
-    let header = Header::new_checked(frame)?;
-    let fc = header.frame_control();
-    check_protectable_type(fc)?;
+    let (fc, hlen) = protectable_header(frame)?;
     if !fc.protected() || fc.is_null_data() {
         return Err(Error::Malformed);
     }
-    let hlen = header.header_len();
     let body_start = hlen + CCMP_HEADER_LEN;
     let body_len = frame
         .len()
@@ -375,7 +414,7 @@ pub(crate) fn rx_layout<S: MpduAead>(frame: &[u8]) -> Result<RxLayout<S::Nonce>>
         return Err(Error::Malformed);
     }
     // 12.5.3.4.4 / 12.5.5.4.4: ExtIV must be set.
-    let sec = CcmpHeader::parse(header.payload())?;
+    let sec = CcmpHeader::parse(&frame[hlen..])?;
     // Data or management (checked above), with its whole header; the PN
     // has 48 bits.
     let (h0, h1) = header_words(frame);
@@ -577,6 +616,39 @@ mod tests {
     use crate::FrameProtector;
     use wisec_wire::frame_control::{data_subtype, mgmt_subtype};
     use wisec_wire::{FrameType, HeaderRepr, MacAddr};
+
+    /// Every Frame Control value: the header length from the bits is the
+    /// parser's for data and management frames of version 0, and nothing
+    /// else gets one; at every frame length up to 40 octets, the checks
+    /// give what the parser and the type check give.
+    #[test]
+    fn protectable_header_agrees_with_the_parser() {
+        for v in 0..=u16::MAX {
+            let fc = FrameControl(v);
+            let want = match fc.frame_type() {
+                FrameType::Data | FrameType::Management if fc.protocol_version() == 0 => {
+                    Some(wisec_wire::mac_header::header_len(fc).unwrap())
+                }
+                _ => None,
+            };
+            assert_eq!(data_or_mgmt_header_len(fc), want, "fc {v:#06x}");
+            let mut frame = [0u8; 40];
+            frame[..2].copy_from_slice(&v.to_le_bytes());
+            for len in 0..=frame.len() {
+                let f = &frame[..len];
+                let long_way = || -> Result<(FrameControl, usize)> {
+                    let h = Header::new_checked(f)?;
+                    check_protectable_type(h.frame_control())?;
+                    Ok((h.frame_control(), h.header_len()))
+                };
+                assert_eq!(
+                    protectable_header(f),
+                    long_way(),
+                    "fc {v:#06x}, {len} octets"
+                );
+            }
+        }
+    }
 
     fn header_bytes(repr: &HeaderRepr) -> ([u8; 40], usize) {
         let mut b = [0u8; 40];

@@ -55,10 +55,22 @@ fn finish_tx(
 ) -> Result<()> {
     let at = hlen + GCMP_HEADER_LEN + body_len;
     let slot = out.get_mut(at..at + MIC_LEN).ok_or(Error::BufferTooSmall)?;
+    // The MIC goes out in the clear: there is nothing to wipe.
     slot.copy_from_slice(mic);
-    mic.zeroize();
     CcmpHeader { pn, key_id }.emit(&mut out[hlen..hlen + GCMP_HEADER_LEN])?;
     Ok(())
+}
+
+/// Copies the MAC header, `hlen` octets, from `frame` to `out`. Where both
+/// hold 32 octets, all 32 are copied (a fixed-size move, no call): a
+/// header is at least 24 octets, so what lies past it up to octet 32
+/// falls within the 8-octet GCMP header, which the caller writes after.
+#[inline(always)]
+fn copy_header(out: &mut [u8], frame: &[u8], hlen: usize) {
+    match (out.first_chunk_mut::<32>(), frame.first_chunk::<32>()) {
+        (Some(o), Some(f)) if hlen <= 32 => *o = *f,
+        _ => out[..hlen].copy_from_slice(&frame[..hlen]),
+    }
 }
 
 macro_rules! gcmp_suite {
@@ -172,7 +184,8 @@ macro_rules! gcmp_suite {
             fn protect(&self, frame: &[u8], pn: u64, key_id: u8, out: &mut [u8]) -> Result<usize> {
                 let l = tx_layout::<Self>(frame, out.len(), pn, key_id)?;
                 let (hlen, body_len) = (l.hlen, l.body_len);
-                out[..hlen].copy_from_slice(&frame[..hlen]);
+                // Before the GCMP header and the body are written.
+                copy_header(out, frame, hlen);
                 out[..2].copy_from_slice(&l.fc.to_bytes());
                 let body_at = hlen + GCMP_HEADER_LEN;
                 let r = self
@@ -216,6 +229,9 @@ macro_rules! gcmp_suite {
                 let (hlen, body_start, body_len) = (l.hlen, l.body_start, l.body_len);
                 let body = &frame[body_start..body_start + body_len];
                 let mic = &frame[body_start + body_len..];
+                // Before the plaintext, which goes over what the copy
+                // takes past the MAC header; the rest is wiped below.
+                copy_header(out, frame, hlen);
                 if let Err(e) = self
                     .gcm
                     .open(&l.nonce, l.aad.as_bytes(), body, &mut out[hlen..hlen + body_len], mic)
@@ -223,7 +239,6 @@ macro_rules! gcmp_suite {
                     out.zeroize();
                     return Err(e);
                 }
-                out[..hlen].copy_from_slice(&frame[..hlen]);
                 let mut fc = l.fc;
                 fc.set_protected(false);
                 out[..2].copy_from_slice(&fc.to_bytes());
