@@ -26,10 +26,11 @@
 use crate::{Error, Result};
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
-/// The state array: `S[0..256]`, then a tail that is never read or
-/// written (it stays zero). With it, `S[b + k]` for any `b` below 256 and
-/// `k` up to 16 is in bounds, so the output loop's block indices need no
-/// check; the loop only takes that path when `b + k` is below 256.
+/// The state array: `S[0..256]`, then a tail that is never written (it
+/// stays zero). With it, `S[b + k]` for any `b` below 256 and `k` up to 16
+/// is in bounds, so the output loop's block indices need no check; the
+/// loop only takes that path when `b + k` is below 256. The unrolled key
+/// schedule's last step reads `S[256]` ahead and never uses it.
 const STATE_LEN: usize = 256 + 16;
 
 type State = [u8; STATE_LEN];
@@ -46,12 +47,31 @@ const IDENTITY: State = {
 };
 
 /// An RC4 keystream generator.
-#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+#[derive(Clone)]
 pub struct Rc4 {
     s: State,
     i: u8,
     j: u8,
 }
+
+// The state is wiped 16 octets per store (`simd::wipe_bytes`): WEP and
+// TKIP drop one state per frame, and a byte at a time the wipe took about
+// a fifth as long as the key schedule.
+impl Zeroize for Rc4 {
+    fn zeroize(&mut self) {
+        crate::simd::wipe_bytes(&mut self.s);
+        self.i.zeroize();
+        self.j.zeroize();
+    }
+}
+
+impl Drop for Rc4 {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for Rc4 {}
 
 impl core::fmt::Debug for Rc4 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -66,11 +86,11 @@ impl Rc4 {
             return Err(Error::InvalidParameter);
         }
         // 802.11 keys (WEP seeds, TKIP per-packet keys) are 8 or 16 octets:
-        // their schedules index the key with a mask instead of a modulo.
-        let s = match key.len() {
-            16 => ksa(|n| key[n & 15]),
-            8 => ksa(|n| key[n & 7]),
-            len => ksa(|n| key[n % len]),
+        // their schedules are unrolled by the key's length.
+        let s = match (key.first_chunk::<16>(), key.first_chunk::<8>()) {
+            (Some(k), _) if key.len() == 16 => ksa_unrolled(k),
+            (_, Some(k)) if key.len() == 8 => ksa_unrolled(k),
+            _ => ksa(|n| key[n % key.len()]),
         };
         Ok(Rc4 { s, i: 0, j: 0 })
     }
@@ -149,6 +169,28 @@ fn ksa(key: impl Fn(usize) -> u8) -> State {
     for n in 0..256 {
         j = j.wrapping_add(x).wrapping_add(key(n));
         (_, x) = swap(&mut s, n, (n + 1) & 255, j, x);
+    }
+    s
+}
+
+/// [`ksa`] for a key of `L` octets (8 or 16: WEP seeds and TKIP
+/// per-packet keys), unrolled by the key's length: the key octets stay in
+/// registers, each step's at a constant place, and there is no reduction
+/// modulo 256 of the read-ahead index: the last step reads ahead `S[256]`,
+/// in the state's tail, a value never used. About 10 instructions a step
+/// instead of 16.
+#[inline(always)]
+fn ksa_unrolled<const L: usize>(key: &[u8; L]) -> State {
+    const { assert!(256 % L == 0) };
+    let mut s = IDENTITY;
+    let mut j: u8 = 0;
+    let mut x = s[0];
+    for b in 0..256 / L {
+        for (k, &kb) in key.iter().enumerate() {
+            let n = b * L + k;
+            j = j.wrapping_add(x.wrapping_add(kb));
+            (_, x) = swap(&mut s, n, n + 1, j, x);
+        }
     }
     s
 }
@@ -435,6 +477,16 @@ mod tests {
             st.words(words.iter_mut(), |w, k| *w = k.to_le_bytes());
         }
         rest.iter_mut().for_each(|g| *g = st.byte());
+    }
+
+    #[test]
+    fn zeroize_wipes_the_whole_state() {
+        let mut r = Rc4::new(&[0x5a; 13]).unwrap();
+        r.skip(300);
+        assert!(r.s.iter().any(|&b| b != 0) && (r.i, r.j) != (0, 0));
+        r.zeroize();
+        assert!(r.s.iter().all(|&b| b == 0));
+        assert_eq!((r.i, r.j), (0, 0));
     }
 
     #[test]
