@@ -25,8 +25,6 @@
 //! # Ok::<(), wisec_crypto::Error>(())
 //! ```
 
-use zeroize::Zeroize;
-
 use crate::batch::Path;
 use crate::simd::gcm::{self as engine, CheckedPath, GcmKeys, Io};
 use crate::{ct_eq, Error, Result};
@@ -234,10 +232,11 @@ impl Gcm {
 }
 
 /// Compares the computed tag `want` with the received `tag` in constant
-/// time, and wipes `want`.
+/// time, and wipes `want` (one 16-octet store): when they differ, `want`
+/// is the tag a forger would need.
 fn tag_ok(mut want: [u8; TAG_LEN], tag: &[u8]) -> bool {
     let ok = ct_eq(&want, tag);
-    want.zeroize();
+    crate::simd::wipe(core::slice::from_mut(&mut want));
     ok
 }
 
