@@ -647,8 +647,7 @@ impl DangerTkip {
         Ok(Unprotected::new(len, m.tsc, m.key_id))
     }
 
-    fn reject_fragments(buf: &[u8]) -> Result<()> {
-        let h = Header::new_checked(buf)?;
+    fn reject_fragments(h: &Header<&[u8]>) -> Result<()> {
         let frag = h.fragment_number().unwrap_or(0);
         if h.frame_control().more_fragments() || frag != 0 {
             return Err(Error::Unsupported);
@@ -692,9 +691,15 @@ impl DangerTkip {
     /// 12-13), ready for the MSDU.
     fn michael_start(&self, key: MichaelKey, da: &MacAddr, sa: &MacAddr, tid: u8) -> Michael {
         let mut m = Michael::new(self.michael_key(key));
-        m.update(da.as_bytes());
-        m.update(sa.as_bytes());
-        m.update(&[tid & 0x0f, 0, 0, 0]);
+        // Four whole words, absorbed as words: the byte-wise `update`
+        // took about 300 instructions for these 16 octets.
+        let mut hdr = [0u8; 16];
+        hdr[..6].copy_from_slice(da.as_bytes());
+        hdr[6..12].copy_from_slice(sa.as_bytes());
+        hdr[12] = tid & 0x0f;
+        for w in hdr.as_chunks::<4>().0 {
+            m.word(u32::from_le_bytes(*w));
+        }
         m
     }
 
@@ -730,8 +735,9 @@ impl DangerTkip {
     /// every unprotect path reports them, and what decrypting it takes.
     fn rx_start(&self, frame: &[u8]) -> core::result::Result<RxStart, TkipRxError> {
         let (fc, hl) = mpdu_layout(frame)?;
-        Self::reject_fragments(frame)?;
-        let key = self.select_key(&Header::new_checked(frame).map_err(Error::from)?, Dir::Rx)?;
+        let header = Header::new_checked(frame).map_err(Error::from)?;
+        Self::reject_fragments(&header)?;
+        let key = self.select_key(&header, Dir::Rx)?;
         if !fc.is_data() {
             return Err(Error::Unsupported.into());
         }
@@ -833,8 +839,8 @@ impl DangerTkip {
         if room < frame.len() + self.overhead().total() {
             return Err(Error::BufferTooSmall);
         }
-        Self::reject_fragments(frame)?;
         let h = Header::new_checked(frame)?;
+        Self::reject_fragments(&h)?;
         let key = self.select_key(&h, Dir::Tx)?;
         let da = h.da().ok_or(Error::Malformed)?;
         let sa = h.sa().ok_or(Error::Malformed)?;
@@ -884,7 +890,7 @@ impl DangerTkipTkOnly {
     /// who flips bits. On failure `buf` holds the frame as it was given.
     pub fn danger_unprotect_unverified_in_place(&self, buf: &mut [u8]) -> Result<Unprotected> {
         mpdu_layout(buf)?;
-        DangerTkip::reject_fragments(buf)?;
+        DangerTkip::reject_fragments(&Header::new_checked(&*buf)?)?;
         let m = self.inner.open(buf)?;
         let n = buf.len();
         if n < m.hl + TKIP_HEADER_LEN + MIC_LEN + ICV_LEN {
