@@ -690,17 +690,7 @@ impl DangerTkip {
     /// Michael over DA || SA || priority || 0 0 0 (12.5.2.3.3, Figure
     /// 12-13), ready for the MSDU.
     fn michael_start(&self, key: MichaelKey, da: &MacAddr, sa: &MacAddr, tid: u8) -> Michael {
-        let mut m = Michael::new(self.michael_key(key));
-        // Four whole words, absorbed as words: the byte-wise `update`
-        // took about 300 instructions for these 16 octets.
-        let mut hdr = [0u8; 16];
-        hdr[..6].copy_from_slice(da.as_bytes());
-        hdr[6..12].copy_from_slice(sa.as_bytes());
-        hdr[12] = tid & 0x0f;
-        for w in hdr.as_chunks::<4>().0 {
-            m.word(u32::from_le_bytes(*w));
-        }
-        m
+        Michael::with_header(self.michael_key(key), da, sa, tid)
     }
 
     /// Like [`FrameProtector::unprotect_in_place`], but tells a Michael
