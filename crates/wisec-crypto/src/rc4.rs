@@ -87,10 +87,12 @@ impl Rc4 {
         }
         // 802.11 keys (WEP seeds, TKIP per-packet keys) are 8 or 16 octets:
         // their schedules are unrolled by the key's length.
-        let s = match (key.first_chunk::<16>(), key.first_chunk::<8>()) {
-            (Some(k), _) if key.len() == 16 => ksa_unrolled(k),
-            (_, Some(k)) if key.len() == 8 => ksa_unrolled(k),
-            _ => ksa(|n| key[n % key.len()]),
+        let s = if let Ok(k) = <&[u8; 16]>::try_from(key) {
+            ksa_unrolled(k)
+        } else if let Ok(k) = <&[u8; 8]>::try_from(key) {
+            ksa_unrolled(k)
+        } else {
+            ksa(|n| key[n % key.len()])
         };
         Ok(Rc4 { s, i: 0, j: 0 })
     }

@@ -507,7 +507,7 @@ unsafe fn crypt_g<T: Vector, const G: usize, const NR: usize, const DEC: bool>(
         // unreduced. A last group left without a partner is reduced
         // alone or merged with the tail.
         let hg = if DEC { i } else { i.wrapping_sub(1) };
-        let first_of_pair = hashing && hg >= 1 && (hg - 1) % 2 == 0 && hg + 1 < groups;
+        let first_of_pair = hashing && hg % 2 == 1 && hg + 1 < groups;
         let last_merged = DEC && merge && i + 1 == groups;
         let gb = if last_merged {
             merged_base
