@@ -464,17 +464,7 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             chain
                 .start_load(busy, self.load, nice, &self.stream)
                 .map_err(live_err)?;
-            let until = Instant::now() + Duration::from_secs_f64(self.warmup_s);
-            while Instant::now() < until {
-                if env
-                    .interrupt
-                    .as_ref()
-                    .is_some_and(|f| f.load(Ordering::SeqCst))
-                {
-                    return Err(ExperimentError::interrupted());
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            wait_until(Instant::now() + Duration::from_secs_f64(self.warmup_s), env)?;
             if !chain.load_running() {
                 return Err(ExperimentError(format!(
                     "the load ({}) ended at start: {}",
@@ -554,7 +544,17 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         let (_, init1, resp1) = chain.sched();
         let load1 = chain.load_cpu_s();
         let stream1 = chain.stream_received();
-        let at1 = Instant::now();
+        // The stream's rate is taken over at least STREAM_RATE_S after its
+        // first datagram: a point's first trial may end within a frame or
+        // two of it, which says nothing of the rate.
+        let since = *self.state.stream_since.borrow();
+        let (streamed, at1) = match since {
+            Some((t, _)) if chain.load().is_some_and(|l| l.kind == LoadKind::Stream) => {
+                wait_until(t + Duration::from_secs_f64(STREAM_RATE_S), env)?;
+                (chain.stream_received(), Instant::now())
+            }
+            _ => (stream1, Instant::now()),
+        };
         let routed = chain
             .has_route(self.chain.nodes - 1, chain.initiator().ip)
             .map_err(live_err)?;
@@ -625,9 +625,9 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
                 "stream_datagrams_during_setup",
                 (stream1.0 - stream0.0).into(),
             );
-            if let Some((t, o)) = *self.state.stream_since.borrow() {
+            if let Some((t, o)) = since {
                 let s = at1.duration_since(t).as_secs_f64();
-                let kbps = stream1.1.saturating_sub(o) as f64 * 8.0 / 1e3 / s;
+                let kbps = streamed.1.saturating_sub(o) as f64 * 8.0 / 1e3 / s;
                 ins(r, "stream_kbps_at_initiator", kbps.into());
             }
         }
@@ -852,6 +852,26 @@ const LONG: f64 = 10.0;
 /// How long after the warm-up the stream's first datagram may take to
 /// reach the initiator, s.
 const STREAM_START_S: f64 = 15.0;
+
+/// The shortest time after the stream's first datagram over which its
+/// rate at the initiator is taken, s (25 frames at the default 25
+/// frames/s).
+const STREAM_RATE_S: f64 = 1.0;
+
+/// Sleeps until `until`, in steps short enough to notice an interrupt.
+fn wait_until(until: Instant, env: &TrialEnv<'_>) -> Result<(), ExperimentError> {
+    while Instant::now() < until {
+        if env
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+        {
+            return Err(ExperimentError::interrupted());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
 
 /// A multiple of the no-load setup time in the seed's words.
 fn class(ratio: f64) -> &'static str {
