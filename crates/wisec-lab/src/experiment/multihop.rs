@@ -464,7 +464,9 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             chain
                 .start_load(busy, self.load, nice, &self.stream)
                 .map_err(live_err)?;
-            wait_until(Instant::now() + Duration::from_secs_f64(self.warmup_s), env)?;
+            if !wait_until(Instant::now() + Duration::from_secs_f64(self.warmup_s), env) {
+                return Err(ExperimentError::interrupted());
+            }
             if !chain.load_running() {
                 return Err(ExperimentError(format!(
                     "the load ({}) ended at start: {}",
@@ -545,12 +547,15 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
         let load1 = chain.load_cpu_s();
         let stream1 = chain.stream_received();
         // The stream's rate is taken over at least STREAM_RATE_S after its
-        // first datagram: a point's first trial may end within a frame or
-        // two of it, which says nothing of the rate.
+        // first datagram: a point's first trial may end as soon after it as
+        // the setup takes, too soon to say anything of the rate. An
+        // interrupt ends the wait; the trial then tears down what it set up
+        // and says it was interrupted.
         let since = *self.state.stream_since.borrow();
+        let mut cut = false;
         let (streamed, at1) = match since {
             Some((t, _)) if chain.load().is_some_and(|l| l.kind == LoadKind::Stream) => {
-                wait_until(t + Duration::from_secs_f64(STREAM_RATE_S), env)?;
+                cut = !wait_until(t + Duration::from_secs_f64(STREAM_RATE_S), env);
                 (chain.stream_received(), Instant::now())
             }
             _ => (stream1, Instant::now()),
@@ -565,6 +570,9 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             .ok_or_else(|| ExperimentError("live: the medium did not run".into()))?;
         let est = est.map_err(live_err)?;
         down.map_err(live_err)?;
+        if cut {
+            return Err(ExperimentError::interrupted());
+        }
         let records = read_radiotap(pcap).map_err(|e| ExperimentError(e.to_string()))?;
         if env.capture_file.is_none() {
             let _ = std::fs::remove_file(pcap);
@@ -858,19 +866,20 @@ const STREAM_START_S: f64 = 15.0;
 /// frames/s).
 const STREAM_RATE_S: f64 = 1.0;
 
-/// Sleeps until `until`, in steps short enough to notice an interrupt.
-fn wait_until(until: Instant, env: &TrialEnv<'_>) -> Result<(), ExperimentError> {
+/// Sleeps until `until`, in steps short enough to notice an interrupt;
+/// false when it stopped early for one.
+fn wait_until(until: Instant, env: &TrialEnv<'_>) -> bool {
     while Instant::now() < until {
         if env
             .interrupt
             .as_ref()
             .is_some_and(|f| f.load(Ordering::SeqCst))
         {
-            return Err(ExperimentError::interrupted());
+            return false;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(())
+    true
 }
 
 /// A multiple of the no-load setup time in the seed's words.
