@@ -11,7 +11,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wisec_lab::cost::Calibration;
 use wisec_lab::experiment::{self, RunOptions, Value};
@@ -237,19 +238,11 @@ fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     assert!(groups_of(&tag).is_empty(), "{:?}", groups_of(&tag));
 }
 
-/// `multihop` through the lab's runner: a two-point sweep of the stream
-/// load on the receiver at nice -20 and 19 with IKEv1 (main and quick
-/// mode, 3DES) returns a setup time for each point and a report that says
-/// what ran; afterwards nothing of the run remains.
-#[test]
-fn a_two_point_sweep_on_the_receiver_with_ikev1() {
-    let _g = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
+/// A two-point sweep of the stream load on the receiver at nice -20 and
+/// 19 with IKEv1 (main and quick mode, 3DES).
+fn ikev1_sweep() -> RunOptions {
     let set = |k: &str, v: &str| (k.to_string(), v.to_string());
-    let opts = RunOptions {
+    RunOptions {
         seed: 3,
         trials: Some(1),
         quick: false,
@@ -264,19 +257,54 @@ fn a_two_point_sweep_on_the_receiver_with_ikev1() {
             set("warmup", "0.5"),
             set("stream_size", "320x240"),
         ],
-    };
-    let exp = experiment::create("multihop", &opts).unwrap();
-    let cal = Calibration::nominal();
-    let settings = RunSettings {
-        out: Some(out.clone()),
-        calibration: &cal,
+    }
+}
+
+/// The runner's settings for a run into `out` with every channel captured.
+fn run_settings<'a>(
+    out: &Path,
+    cal: &'a Calibration,
+    interrupt: Option<Arc<AtomicBool>>,
+) -> RunSettings<'a> {
+    RunSettings {
+        out: Some(out.to_path_buf()),
+        calibration: cal,
         capture: CaptureMode::All,
         plots: false,
         scenario_toml: None,
         scenario_name: "multihop-test".into(),
-        interrupt: None,
+        interrupt,
         progress: ProgressMode::Quiet,
-    };
+    }
+}
+
+/// Nothing of this process's live runs is left: namespaces, processes
+/// and mounts under `out`, control groups.
+fn assert_nothing_left(out: &Path) {
+    let me = format!("{PREFIX}{}-", std::process::id());
+    let left: Vec<String> = lab_namespaces()
+        .into_iter()
+        .filter(|n| n.starts_with(&me))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(processes_mentioning(&out.display().to_string()).is_empty());
+    assert!(mounts_under(out).is_empty());
+    assert!(groups_of(&format!("{}", std::process::id())).is_empty());
+}
+
+/// `multihop` through the lab's runner: [`ikev1_sweep`] returns a setup
+/// time for each point and a report that says what ran; afterwards
+/// nothing of the run remains.
+#[test]
+fn a_two_point_sweep_on_the_receiver_with_ikev1() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let exp = experiment::create("multihop", &ikev1_sweep()).unwrap();
+    let cal = Calibration::nominal();
+    let settings = run_settings(&out, &cal, None);
     let outcome = output::run(exp.as_ref(), &settings).unwrap();
     assert_eq!(outcome.status, Status::Complete, "{:?}", outcome.error);
     assert_eq!(outcome.results.len(), 2);
@@ -318,20 +346,55 @@ fn a_two_point_sweep_on_the_receiver_with_ikev1() {
     assert!(md.contains("Figure 9"), "{md}");
     assert!(md.contains("babeld"), "{md}");
     // The stream reached the initiator.
-    assert!(outcome.results.iter().any(|r| r
-        .metric("stream_kbps_at_initiator")
-        .is_some_and(|k| k > 0.0)));
+    assert!(
+        outcome.results.iter().any(|r| r
+            .metric("stream_kbps_at_initiator")
+            .is_some_and(|k| k > 0.0)),
+        "{:?}",
+        outcome.results
+    );
 
     drop(exp);
-    let me = format!("{PREFIX}{}-", std::process::id());
-    let left: Vec<String> = lab_namespaces()
-        .into_iter()
-        .filter(|n| n.starts_with(&me))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
-    assert!(processes_mentioning(&out.display().to_string()).is_empty());
-    assert!(mounts_under(&out).is_empty());
-    assert!(groups_of(&format!("{}", std::process::id())).is_empty());
+    assert_nothing_left(&out);
+}
+
+/// Ctrl-C soon after the sweep's first trial began (its channel capture
+/// exists): the run ends as interrupted before its second point, says so
+/// in its report, and nothing of it remains.
+#[test]
+fn an_interrupt_during_a_trial_ends_the_sweep_and_leaves_nothing() {
+    let _g = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let exp = experiment::create("multihop", &ikev1_sweep()).unwrap();
+    let cal = Calibration::nominal();
+    let flag = Arc::new(AtomicBool::new(false));
+    let settings = run_settings(&out, &cal, Some(flag.clone()));
+    let first = out.join("channels/ikev1-receiver-n-20-t00-live.pcap");
+    let outcome = std::thread::scope(|s| {
+        let (flag, first) = (&flag, &first);
+        s.spawn(move || {
+            // The first trial has begun when its capture exists; the
+            // interrupt then comes during that trial or between the two
+            // points. A run that never gets there is stopped too.
+            let until = std::time::Instant::now() + Duration::from_secs(120);
+            while !first.exists() && std::time::Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            std::thread::sleep(Duration::from_millis(300));
+            flag.store(true, Ordering::SeqCst);
+        });
+        output::run(exp.as_ref(), &settings).unwrap()
+    });
+    assert!(first.exists(), "the first trial never started");
+    assert_eq!(outcome.status, Status::Interrupted, "{:?}", outcome.error);
+    assert!(outcome.results.len() < 2, "{:?}", outcome.results);
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("interrupted"), "{md}");
+    drop(exp);
+    assert_nothing_left(&out);
 }
 
 /// Seed 004's own arrangement: all three nodes in radio range, the ends'

@@ -35,7 +35,6 @@ use crate::rng::derive_seed;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// Which node carries the load.
@@ -498,11 +497,7 @@ stream_fps, stream_preset, stream_kbps, warmup, timeout, probe_ms, lag_bound)"
             if p > p0 {
                 return Ok((Instant::now(), o));
             }
-            if env
-                .interrupt
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::SeqCst))
-            {
+            if env.interrupted() {
                 return Err(ExperimentError::interrupted());
             }
             if !chain.load_running() || t0.elapsed().as_secs_f64() >= STREAM_START_S {
@@ -870,11 +865,7 @@ const STREAM_RATE_S: f64 = 1.0;
 /// false when it stopped early for one.
 fn wait_until(until: Instant, env: &TrialEnv<'_>) -> bool {
     while Instant::now() < until {
-        if env
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
-        {
+        if env.interrupted() {
             return false;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -1116,11 +1107,7 @@ A's first IKE packet to A's first ESP packet on the channel capture; {trials} tr
         spec: &TrialSpec,
         env: &mut TrialEnv<'_>,
     ) -> Result<TrialResult, ExperimentError> {
-        if env
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
-        {
+        if env.interrupted() {
             return Err(ExperimentError::interrupted());
         }
         let suite = text(spec, "ike")
@@ -1368,6 +1355,21 @@ mod tests {
 
     fn all_installed(_: &str) -> Result<(), LiveError> {
         Ok(())
+    }
+
+    #[test]
+    fn waiting_stops_at_an_interrupt_and_otherwise_runs_to_its_end() {
+        let cal = crate::cost::Calibration::nominal();
+        let mut env = TrialEnv::new(&cal);
+        let t0 = Instant::now();
+        assert!(wait_until(t0 + Duration::from_millis(60), &env));
+        assert!(t0.elapsed() >= Duration::from_millis(60));
+        env.interrupt = Some(std::sync::Arc::new(std::sync::atomic::AtomicBool::new(
+            true,
+        )));
+        let t1 = Instant::now();
+        assert!(!wait_until(t1 + Duration::from_secs(30), &env));
+        assert!(t1.elapsed() < Duration::from_secs(30));
     }
 
     #[test]
