@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use wisec_lab::cost::Calibration;
 use wisec_lab::experiment::{self, RunOptions, Value};
@@ -119,9 +119,7 @@ fn assert_a_routes_to_c_through_b(chain: &SecureChain) {
 /// the run remains.
 #[test]
 fn ikev2_between_the_ends_of_a_babel_routed_chain() {
-    let _g = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _g = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let setup_pcap = dir.path().join("setup.pcap");
     let mut chain =
@@ -260,22 +258,29 @@ fn ikev1_sweep() -> RunOptions {
     }
 }
 
-/// The runner's settings for a run into `out` with every channel captured.
-fn run_settings<'a>(
-    out: &Path,
-    cal: &'a Calibration,
-    interrupt: Option<Arc<AtomicBool>>,
-) -> RunSettings<'a> {
-    RunSettings {
+/// [`ikev1_sweep`] through the lab's runner into `out`, every channel
+/// captured.
+fn run_sweep(out: &Path, interrupt: Option<Arc<AtomicBool>>) -> output::Outcome {
+    let exp = experiment::create("multihop", &ikev1_sweep()).unwrap();
+    let cal = Calibration::nominal();
+    let settings = RunSettings {
         out: Some(out.to_path_buf()),
-        calibration: cal,
+        calibration: &cal,
         capture: CaptureMode::All,
         plots: false,
         scenario_toml: None,
         scenario_name: "multihop-test".into(),
         interrupt,
         progress: ProgressMode::Quiet,
-    }
+    };
+    output::run(exp.as_ref(), &settings).unwrap()
+}
+
+/// The tests take the lab's namespaces one at a time.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Nothing of this process's live runs is left: namespaces, processes
@@ -297,15 +302,10 @@ fn assert_nothing_left(out: &Path) {
 /// nothing of the run remains.
 #[test]
 fn a_two_point_sweep_on_the_receiver_with_ikev1() {
-    let _g = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _g = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let exp = experiment::create("multihop", &ikev1_sweep()).unwrap();
-    let cal = Calibration::nominal();
-    let settings = run_settings(&out, &cal, None);
-    let outcome = output::run(exp.as_ref(), &settings).unwrap();
+    let outcome = run_sweep(&out, None);
     assert_eq!(outcome.status, Status::Complete, "{:?}", outcome.error);
     assert_eq!(outcome.results.len(), 2);
     let report = &outcome.report;
@@ -353,8 +353,6 @@ fn a_two_point_sweep_on_the_receiver_with_ikev1() {
         "{:?}",
         outcome.results
     );
-
-    drop(exp);
     assert_nothing_left(&out);
 }
 
@@ -363,15 +361,10 @@ fn a_two_point_sweep_on_the_receiver_with_ikev1() {
 /// in its report, and nothing of it remains.
 #[test]
 fn an_interrupt_during_a_trial_ends_the_sweep_and_leaves_nothing() {
-    let _g = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _g = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let exp = experiment::create("multihop", &ikev1_sweep()).unwrap();
-    let cal = Calibration::nominal();
     let flag = Arc::new(AtomicBool::new(false));
-    let settings = run_settings(&out, &cal, Some(flag.clone()));
     let first = out.join("channels/ikev1-receiver-n-20-t00-live.pcap");
     let outcome = std::thread::scope(|s| {
         let (flag, first) = (&flag, &first);
@@ -386,14 +379,13 @@ fn an_interrupt_during_a_trial_ends_the_sweep_and_leaves_nothing() {
             std::thread::sleep(Duration::from_millis(300));
             flag.store(true, Ordering::SeqCst);
         });
-        output::run(exp.as_ref(), &settings).unwrap()
+        run_sweep(&out, Some(flag.clone()))
     });
     assert!(first.exists(), "the first trial never started");
     assert_eq!(outcome.status, Status::Interrupted, "{:?}", outcome.error);
     assert!(outcome.results.len() < 2, "{:?}", outcome.results);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("interrupted"), "{md}");
-    drop(exp);
     assert_nothing_left(&out);
 }
 
@@ -403,9 +395,7 @@ fn an_interrupt_during_a_trial_ends_the_sweep_and_leaves_nothing() {
 /// without the rule), and what A sends C is relayed by B on the air.
 #[test]
 fn the_firewall_keeps_the_ends_apart_as_the_seed_did() {
-    let _g = SERIAL
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _g = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let settings = ChainSettings {
         reach: Reach::Firewall,
