@@ -449,6 +449,14 @@ fn synth_round_trip_every_akm_and_cipher() {
     }
 }
 
+/// CPU seconds of this process's children waited for so far.
+fn children_cpu_s() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let u = getrusage(UsageWho::RUSAGE_CHILDREN).unwrap();
+    let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    s(u.user_time()) + s(u.system_time())
+}
+
 /// `wisec bench decrypt --quick` runs wisec (this binary, as a
 /// subprocess, with every core and with one thread), airdecap-ng and
 /// tshark on synth captures of every suite it covers and each decrypts
@@ -512,6 +520,11 @@ fn bench_decrypt_quick_smoke() {
                 f("seconds_min") <= f("seconds") && f("seconds") <= f("seconds_max"),
                 "{r}"
             );
+            // Every program takes some CPU time to start and read the
+            // capture, and what one run takes cannot be more than all the
+            // children waited for so far.
+            assert!(f("cpu_seconds") > 0.0, "{r}");
+            assert!(f("cpu_seconds") < children_cpu_s(), "{r}");
             assert!(
                 f("wisec_speedup_min") <= f("wisec_speedup") + 1e-9
                     && f("wisec_speedup") <= f("wisec_speedup_max") + 1e-9,

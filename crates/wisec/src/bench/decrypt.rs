@@ -15,7 +15,10 @@
 //! binary's `wisec decrypt`). The runs go round-robin (every decrypter of
 //! a capture, then again), so a change in the machine's load falls on
 //! all of them; the report gives the median and the fastest and slowest
-//! run of each, and the ratios of the runs of one round.
+//! run of each, and the ratios of the runs of one round. Beside the wall
+//! time, each run's CPU time (user and system, from `getrusage` of the
+//! children waited for) says how much work a decrypter did on however
+//! many cores it used.
 
 use crate::synth::{self, SynthCipher, SynthConfig};
 use anyhow::{bail, Context, Result};
@@ -92,12 +95,13 @@ pub struct DecryptBenchArgs {
 }
 
 /// The columns of `--csv`: the fields of the JSON's results.
-pub const CSV_COLUMNS: [&str; 12] = [
+pub const CSV_COLUMNS: [&str; 13] = [
     "suite",
     "name",
     "seconds",
     "seconds_min",
     "seconds_max",
+    "cpu_seconds",
     "frames_per_s",
     "decrypted",
     "expected",
@@ -120,6 +124,9 @@ pub struct Measured {
     /// Fastest and slowest run in seconds.
     pub seconds_min: f64,
     pub seconds_max: f64,
+    /// Median CPU time of a run in seconds, user and system, every thread
+    /// (`None` when the system did not tell).
+    pub cpu_seconds: Option<f64>,
     /// Frames of the capture per second (median run).
     pub frames_per_s: f64,
     /// Frames it decrypted.
@@ -173,6 +180,15 @@ pub struct DecryptBenchReport {
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// CPU seconds, user and system, of the children waited for so far
+/// (`getrusage` of `RUSAGE_CHILDREN`).
+fn children_cpu_s() -> Option<f64> {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let u = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+    let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    Some(s(u.user_time()) + s(u.system_time()))
 }
 
 fn min_max(v: &[f64]) -> (f64, f64) {
@@ -476,8 +492,10 @@ fn measure(
     let wout = dir.join("wisec-dec.pcap");
     let aout = dir.join("airdecap-dec.pcap");
     let n = p.tools.len();
-    // Seconds of each run, per decrypter; the count of the last run.
+    // Seconds of each run, per decrypter, wall and CPU (none once the
+    // system could not tell); the count of the last run.
     let mut secs: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut cpu: Vec<Option<Vec<f64>>> = vec![Some(Vec::new()); n];
     let mut counts = vec![0u64; n];
     for round in 1..=runs {
         eprintln!(
@@ -501,6 +519,7 @@ fn measure(
                     _ => {}
                 }
             }
+            let c0 = children_cpu_s();
             let t = Instant::now();
             counts[i] = match *tool {
                 Tool::Wisec(threads) => wisec_run(exe, input, &wout, wep, threads)?,
@@ -508,6 +527,12 @@ fn measure(
                 Tool::Tshark => tshark_run(input)?,
             };
             secs[i].push(t.elapsed().as_secs_f64());
+            // Each run waits for its program, whose CPU time then counts.
+            let used = c0.zip(children_cpu_s()).map(|(a, b)| b - a);
+            cpu[i] = cpu[i].take().zip(used).map(|(mut v, c)| {
+                v.push(c);
+                v
+            });
         }
     }
     let _ = std::fs::remove_file(&wout);
@@ -538,6 +563,7 @@ fn measure(
                 seconds: med,
                 seconds_min: lo,
                 seconds_max: hi,
+                cpu_seconds: cpu[i].clone().map(median),
                 frames_per_s: frames / med,
                 decrypted: counts[i],
                 expected: *want,
@@ -637,7 +663,8 @@ pub fn print(
     let load = |l: Option<f64>| l.map_or("?".to_string(), |l| format!("{l:.2}"));
     crate::outln!(
         "median of {} run(s), each decrypter a subprocess timed start to exit \
-         (into a new output file); wisec's default --threads is {} here; load average {} before, {} after",
+         (into a new output file), CPU s its user and system time on every core; \
+         wisec's default --threads is {} here; load average {} before, {} after",
         r.runs,
         r.cores,
         load(r.load_before),
@@ -653,20 +680,22 @@ pub fn print(
             c.bytes as f64 / 1e6,
         );
         crate::outln!(
-            "{:<40} {:>9} {:>17} {:>12} {:>10} {:>20}",
+            "{:<40} {:>9} {:>17} {:>9} {:>12} {:>10} {:>20}",
             "decrypter",
             "seconds",
             "(min-max)",
+            "CPU s",
             "frames/s",
             "decrypted",
             "wisec speedup"
         );
         for m in &c.results {
             crate::outln!(
-                "{:<40} {:>9.3} {:>17} {:>12.0} {:>10} {:>7.2}x ({:.2}-{:.2}x)",
+                "{:<40} {:>9.3} {:>17} {:>9} {:>12.0} {:>10} {:>7.2}x ({:.2}-{:.2}x)",
                 m.name,
                 m.seconds,
                 format!("({:.3}-{:.3})", m.seconds_min, m.seconds_max),
+                m.cpu_seconds.map_or("?".to_string(), |c| format!("{c:.3}")),
                 m.frames_per_s,
                 m.decrypted,
                 m.wisec_speedup,
