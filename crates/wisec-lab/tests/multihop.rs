@@ -114,9 +114,9 @@ fn assert_a_routes_to_c_through_b(chain: &SecureChain) {
 /// a route through B; IKEv2 establishes a CHILD_SA between A and C; a
 /// ping from A to C gets its replies; on the air, tshark sees A's and C's
 /// frames only as UDP-encapsulated ESP (and IKE), never as cleartext
-/// ICMP, and sees every ESP frame between them sent to or by B, and B
-/// relay packets both ways; afterwards no namespace, process or mount of
-/// the run remains.
+/// ICMP, and sees every ESP frame between them go to or come from B, with
+/// B relaying packets both ways; afterwards no namespace, process or mount
+/// of the run remains.
 #[test]
 fn ikev2_between_the_ends_of_a_babel_routed_chain() {
     let _g = one_at_a_time();

@@ -12,9 +12,11 @@
 //! node's daemons, and lets it run `warmup` seconds. Each trial then
 //! starts the medium with a new channel capture, sends data from A to C
 //! (dropped until the connection exists), runs `swanctl --initiate` on A,
-//! waits for the data to arrive at C, closes the connection, and reads the
-//! setup time from the capture: from A's first IKE packet to A's first
-//! ESP packet, as the seed read its tcpdump.
+//! waits for the data to arrive at C (under the stream, also until a
+//! second has passed since the stream's first datagram reached A: the
+//! stream's rate at A is taken over that time), closes the connection, and
+//! reads the setup time from the capture: from A's first IKE packet to A's
+//! first ESP packet, as the seed read its tcpdump.
 
 use super::params::{bad_params, list, mean_sd, num, text};
 use super::{
