@@ -492,10 +492,10 @@ fn measure(
     let wout = dir.join("wisec-dec.pcap");
     let aout = dir.join("airdecap-dec.pcap");
     let n = p.tools.len();
-    // Seconds of each run, per decrypter, wall and CPU (none once the
+    // Seconds of each run, per decrypter, wall and CPU (`None` where the
     // system could not tell); the count of the last run.
     let mut secs: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut cpu: Vec<Option<Vec<f64>>> = vec![Some(Vec::new()); n];
+    let mut cpu: Vec<Vec<Option<f64>>> = vec![Vec::new(); n];
     let mut counts = vec![0u64; n];
     for round in 1..=runs {
         eprintln!(
@@ -528,11 +528,7 @@ fn measure(
             };
             secs[i].push(t.elapsed().as_secs_f64());
             // Each run waits for its program, whose CPU time then counts.
-            let used = c0.zip(children_cpu_s()).map(|(a, b)| b - a);
-            cpu[i] = cpu[i].take().zip(used).map(|(mut v, c)| {
-                v.push(c);
-                v
-            });
+            cpu[i].push(c0.zip(children_cpu_s()).map(|(a, b)| b - a));
         }
     }
     let _ = std::fs::remove_file(&wout);
@@ -563,7 +559,11 @@ fn measure(
                 seconds: med,
                 seconds_min: lo,
                 seconds_max: hi,
-                cpu_seconds: cpu[i].clone().map(median),
+                cpu_seconds: cpu[i]
+                    .iter()
+                    .copied()
+                    .collect::<Option<Vec<f64>>>()
+                    .map(median),
                 frames_per_s: frames / med,
                 decrypted: counts[i],
                 expected: *want,
