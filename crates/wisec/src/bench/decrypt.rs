@@ -19,6 +19,11 @@
 //! time, each run's CPU time (user and system, from `getrusage` of the
 //! children waited for) says how much work a decrypter did on however
 //! many cores it used.
+//!
+//! Beside the decrypters, each capture is copied to a new file with `dd
+//! conv=fdatasync` in the same rounds: no decrypter that writes its
+//! output and waits for the disk, as `wisec decrypt` does before it puts
+//! the output in place, can be faster than that copy.
 
 use crate::synth::{self, SynthCipher, SynthConfig};
 use anyhow::{bail, Context, Result};
@@ -277,6 +282,32 @@ fn airdecap_run(input: &Path, out: &Path, wep: bool) -> Result<u64> {
         .context("airdecap-ng printed no count of decrypted packets")?;
     Ok(n)
 }
+/// Copies `input` to the new file `out` with `dd` and syncs it; fails
+/// unless every byte arrived. Decrypts nothing: returns 0.
+fn copy_run(input: &Path, out: &Path) -> Result<u64> {
+    let mut from = std::ffi::OsString::from("if=");
+    from.push(input);
+    let mut to = std::ffi::OsString::from("of=");
+    to.push(out);
+    let o = Command::new("dd")
+        .arg(from)
+        .arg(to)
+        .args(["bs=1M", "conv=fdatasync,excl", "status=none"])
+        .output()
+        .context("cannot run dd (coreutils)")?;
+    if !o.status.success() {
+        bail!("dd failed: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (a, b) = (
+        std::fs::metadata(input)?.len(),
+        std::fs::metadata(out)?.len(),
+    );
+    if a != b {
+        bail!("dd copied {b} of the capture's {a} bytes");
+    }
+    Ok(0)
+}
+
 fn tshark_run(input: &Path) -> Result<u64> {
     let key = format!("uat:80211_keys:\"wpa-pwd\",\"{PASSPHRASE}:{SSID}\"");
     let mut child = Command::new("tshark")
@@ -343,6 +374,8 @@ enum Tool {
     Wisec(Option<usize>),
     Airdecap,
     Tshark,
+    /// The capture copied byte for byte and synced: the floor.
+    Copy,
 }
 
 impl Tool {
@@ -352,6 +385,7 @@ impl Tool {
             Tool::Wisec(Some(t)) => format!("wisec decrypt --threads {t}"),
             Tool::Airdecap => "airdecap-ng".into(),
             Tool::Tshark => "tshark -o wlan.enable_decryption:TRUE".into(),
+            Tool::Copy => "dd conv=fdatasync (no decrypting)".into(),
         }
     }
 
@@ -371,6 +405,9 @@ impl Tool {
             }
             (Tool::Tshark, _) => {
                 "dissects every layer of every frame; prints one field per decrypted frame, writes no capture"
+            }
+            (Tool::Copy, _) => {
+                "reads the capture and writes it unchanged to a new file in 1 MiB blocks, then waits for the disk (fdatasync): the floor for a tool that writes a durable copy"
             }
         }
     }
@@ -428,6 +465,7 @@ fn prepare(
         if matches!(which, BenchCapture::Ccmp | BenchCapture::Gcmp) {
             tools.push((Tool::Tshark, s.protected));
         }
+        tools.push((Tool::Copy, 0));
         return Ok(Prepared {
             frames: s.frames,
             protected: s.protected,
@@ -471,6 +509,7 @@ fn prepare(
     // airdecap-ng those it takes for plaintext).
     let mut tools: Vec<(Tool, u64)> = both.iter().map(|t| (*t, protected)).collect();
     tools.push((Tool::Airdecap, protected - llc_lookalikes(input, true)?));
+    tools.push((Tool::Copy, 0));
     Ok(Prepared {
         frames: s.frames,
         protected,
@@ -491,6 +530,7 @@ fn measure(
     let wep = which == BenchCapture::Wep;
     let wout = dir.join("wisec-dec.pcap");
     let aout = dir.join("airdecap-dec.pcap");
+    let cout = dir.join("copy.pcap");
     let n = p.tools.len();
     // Seconds of each run, per decrypter, wall and CPU (`None` where the
     // system could not tell); the count of the last run.
@@ -511,7 +551,7 @@ fn measure(
             // Every decrypter writes a new file: the last run's output is
             // removed before the clock starts, not freed inside the run
             // that replaces it.
-            for out in [&wout, &aout] {
+            for out in [&wout, &aout, &cout] {
                 match std::fs::remove_file(out) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(e).with_context(|| format!("cannot remove {}", out.display()))
@@ -525,6 +565,7 @@ fn measure(
                 Tool::Wisec(threads) => wisec_run(exe, input, &wout, wep, threads)?,
                 Tool::Airdecap => airdecap_run(input, &aout, wep)?,
                 Tool::Tshark => tshark_run(input)?,
+                Tool::Copy => copy_run(input, &cout)?,
             };
             secs[i].push(t.elapsed().as_secs_f64());
             // Each run waits for its program, whose CPU time then counts.
@@ -533,6 +574,7 @@ fn measure(
     }
     let _ = std::fs::remove_file(&wout);
     let _ = std::fs::remove_file(&aout);
+    let _ = std::fs::remove_file(&cout);
     for (i, (tool, want)) in p.tools.iter().enumerate() {
         if counts[i] != *want {
             bail!(

@@ -26,7 +26,8 @@ pub enum BenchCommand {
     Crypto(crypto::CryptoArgs),
     /// Decrypt large wisec synth captures (1 million CCMP, TKIP and WEP
     /// frames, 100 000 GCMP) with wisec (one thread and every core),
-    /// airdecap-ng and tshark, and compare frames/s
+    /// airdecap-ng and tshark, and compare frames/s; a synced copy of each
+    /// capture (dd) in the same rounds shows the floor
     Decrypt(decrypt::DecryptBenchArgs),
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
