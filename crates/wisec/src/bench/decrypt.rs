@@ -21,9 +21,11 @@
 //! many cores it used.
 //!
 //! Beside the decrypters, each capture is copied to a new file with `dd
-//! conv=fdatasync` in the same rounds: no decrypter that writes its
-//! output and waits for the disk, as `wisec decrypt` does before it puts
-//! the output in place, can be faster than that copy.
+//! conv=fdatasync` in the same rounds, for reference: what it costs here
+//! to read the capture and put a copy of it on disk, decrypting nothing.
+//! It is not a strict bound: `dd` syncs once at the end, where a tool
+//! that sends its output to disk while it works (as `wisec decrypt`
+//! does) overlaps the two.
 
 use crate::synth::{self, SynthCipher, SynthConfig};
 use anyhow::{bail, Context, Result};
@@ -282,6 +284,7 @@ fn airdecap_run(input: &Path, out: &Path, wep: bool) -> Result<u64> {
         .context("airdecap-ng printed no count of decrypted packets")?;
     Ok(n)
 }
+
 /// Copies `input` to the new file `out` with `dd` and syncs it; fails
 /// unless every byte arrived. Decrypts nothing: returns 0.
 fn copy_run(input: &Path, out: &Path) -> Result<u64> {
@@ -374,7 +377,7 @@ enum Tool {
     Wisec(Option<usize>),
     Airdecap,
     Tshark,
-    /// The capture copied byte for byte and synced: the floor.
+    /// The capture copied byte for byte and synced, for reference.
     Copy,
 }
 
@@ -407,7 +410,7 @@ impl Tool {
                 "dissects every layer of every frame; prints one field per decrypted frame, writes no capture"
             }
             (Tool::Copy, _) => {
-                "reads the capture and writes it unchanged to a new file in 1 MiB blocks, then waits for the disk (fdatasync): the floor for a tool that writes a durable copy"
+                "reads the capture and writes it unchanged to a new file in 1 MiB blocks, then waits for the disk (fdatasync): what a durable copy costs, decrypting nothing"
             }
         }
     }

@@ -27,7 +27,7 @@ pub enum BenchCommand {
     /// Decrypt large wisec synth captures (1 million CCMP, TKIP and WEP
     /// frames, 100 000 GCMP) with wisec (one thread and every core),
     /// airdecap-ng and tshark, and compare frames/s; a synced copy of each
-    /// capture (dd) in the same rounds shows the floor
+    /// capture (dd) in the same rounds for reference
     Decrypt(decrypt::DecryptBenchArgs),
     /// DiscoSec key exchange per curve and MAC time per frame size, beside
     /// OpenSSL
