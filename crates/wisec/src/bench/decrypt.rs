@@ -94,7 +94,8 @@ pub struct DecryptBenchArgs {
     /// A smoke test: small captures and one run
     #[arg(long)]
     quick: bool,
-    /// Keep the captures and the outputs in DIR
+    /// Write the captures into DIR and keep them there (the outputs of the
+    /// runs are written there too, and removed after each capture's runs)
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
     #[command(flatten)]
@@ -533,7 +534,7 @@ fn measure(
     let wep = which == BenchCapture::Wep;
     let wout = dir.join("wisec-dec.pcap");
     let aout = dir.join("airdecap-dec.pcap");
-    let cout = dir.join("copy.pcap");
+    let cout = dir.join("dd-copy.pcap");
     let n = p.tools.len();
     // Seconds of each run, per decrypter, wall and CPU (`None` where the
     // system could not tell); the count of the last run.
