@@ -469,7 +469,6 @@ fn prepare(
         if matches!(which, BenchCapture::Ccmp | BenchCapture::Gcmp) {
             tools.push((Tool::Tshark, s.protected));
         }
-        tools.push((Tool::Copy, 0));
         return Ok(Prepared {
             frames: s.frames,
             protected: s.protected,
@@ -513,7 +512,6 @@ fn prepare(
     // airdecap-ng those it takes for plaintext).
     let mut tools: Vec<(Tool, u64)> = both.iter().map(|t| (*t, protected)).collect();
     tools.push((Tool::Airdecap, protected - llc_lookalikes(input, true)?));
-    tools.push((Tool::Copy, 0));
     Ok(Prepared {
         frames: s.frames,
         protected,
@@ -535,6 +533,7 @@ fn measure(
     let wout = dir.join("wisec-dec.pcap");
     let aout = dir.join("airdecap-dec.pcap");
     let cout = dir.join("dd-copy.pcap");
+    let outputs = [&wout, &aout, &cout];
     let n = p.tools.len();
     // Seconds of each run, per decrypter, wall and CPU (`None` where the
     // system could not tell); the count of the last run.
@@ -555,7 +554,7 @@ fn measure(
             // Every decrypter writes a new file: the last run's output is
             // removed before the clock starts, not freed inside the run
             // that replaces it.
-            for out in [&wout, &aout, &cout] {
+            for out in outputs {
                 match std::fs::remove_file(out) {
                     Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                         return Err(e).with_context(|| format!("cannot remove {}", out.display()))
@@ -576,9 +575,9 @@ fn measure(
             cpu[i].push(c0.zip(children_cpu_s()).map(|(a, b)| b - a));
         }
     }
-    let _ = std::fs::remove_file(&wout);
-    let _ = std::fs::remove_file(&aout);
-    let _ = std::fs::remove_file(&cout);
+    for out in outputs {
+        let _ = std::fs::remove_file(out);
+    }
     for (i, (tool, want)) in p.tools.iter().enumerate() {
         if counts[i] != *want {
             bail!(
@@ -657,7 +656,9 @@ pub fn run(a: DecryptBenchArgs) -> Result<DecryptBenchReport> {
     let mut captures = Vec::new();
     for w in which {
         let input = dir.join(format!("bench-{}.pcap", w.name().to_ascii_lowercase()));
-        let p = prepare(w, &exe, &dir, &input, frames, a.stations)?;
+        let mut p = prepare(w, &exe, &dir, &input, frames, a.stations)?;
+        // Every capture is also copied, decrypting nothing.
+        p.tools.push((Tool::Copy, 0));
         let bytes = std::fs::metadata(&input)?.len();
         let results = measure(w, &exe, &dir, &p, &input, runs)?;
         if a.keep.is_none() {
