@@ -3,7 +3,7 @@
 //! the benchmark can say so instead of skipping it.
 
 use std::env;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const HEADER: &str = "intel-ipsec-mb.h";
 
@@ -37,10 +37,15 @@ fn main() {
         missing("disabled by WISEC_NO_IPSEC_MB at build time");
         return;
     }
-    let Some(dir) = include_dirs()
-        .into_iter()
-        .find(|d| Path::new(d).join(HEADER).is_file())
-    else {
+    let dirs = include_dirs();
+    let Some(dir) = dirs.iter().find(|d| d.join(HEADER).is_file()) else {
+        // Installing the header changes its directory, and Cargo then
+        // runs this script again: the peer is built on the next build, not
+        // only after `cargo clean`. Only existing directories are named: a
+        // path that does not exist would rebuild the crate on every build.
+        for d in dirs.iter().filter(|d| d.is_dir()) {
+            println!("cargo:rerun-if-changed={}", d.display());
+        }
         missing("intel-ipsec-mb.h not found at build time (apt-get install libipsec-mb-dev)");
         return;
     };
@@ -49,7 +54,7 @@ fn main() {
     let mut build = cc::Build::new();
     build
         .file("shim/ipsec_mb_shim.c")
-        .include(&dir)
+        .include(dir)
         .warnings(true)
         .opt_level(2);
     if let Err(e) = build.try_compile("wisec_ipsec_mb_shim") {
