@@ -319,6 +319,21 @@ pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// [`wipe`] for a slice of 32-bit words: four words per 16-byte volatile
+/// store, then the remaining words one by one.
+pub(crate) fn wipe_words(words: &mut [u32]) {
+    let mut chunks = words.chunks_exact_mut(4);
+    for c in &mut chunks {
+        let p: *mut [u32; 4] = c.as_mut_ptr().cast();
+        // SAFETY: `c` is a live, exclusive slice of four `u32`, so `p` is
+        // valid and aligned (to 4, as `[u32; 4]` needs) for a write of one
+        // `[u32; 4]`.
+        unsafe { core::ptr::write_volatile(p, [0u32; 4]) };
+    }
+    chunks.into_remainder().zeroize();
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 impl Drop for Lanes {
     fn drop(&mut self) {
         wipe(&mut self.mac);
