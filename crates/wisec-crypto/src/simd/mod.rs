@@ -308,27 +308,27 @@ impl Lanes {
 /// [`wipe`] for a byte slice: 16 bytes per volatile store, then the
 /// remaining bytes one by one.
 pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
-    let mut chunks = bytes.chunks_exact_mut(16);
-    for c in &mut chunks {
-        let p: *mut Blk = c.as_mut_ptr().cast();
-        // SAFETY: `c` is a live, exclusive 16-byte slice, so `p` is valid
-        // for a write of one `Blk` (alignment 1).
-        unsafe { core::ptr::write_volatile(p, [0u8; 16]) };
-    }
-    chunks.into_remainder().zeroize();
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    wipe_16::<u8, 16>(bytes);
 }
 
 /// [`wipe`] for a slice of 32-bit words: four words per 16-byte volatile
 /// store, then the remaining words one by one.
 pub(crate) fn wipe_words(words: &mut [u32]) {
-    let mut chunks = words.chunks_exact_mut(4);
+    wipe_16::<u32, 4>(words);
+}
+
+/// Zeros `s` with one volatile store of `[T; N]` (16 bytes) per `N`
+/// elements, then the remaining elements one by one, then fences so the
+/// stores are not moved past what follows.
+fn wipe_16<T: zeroize::DefaultIsZeroes, const N: usize>(s: &mut [T]) {
+    const { assert!(N * core::mem::size_of::<T>() == 16) };
+    let mut chunks = s.chunks_exact_mut(N);
     for c in &mut chunks {
-        let p: *mut [u32; 4] = c.as_mut_ptr().cast();
-        // SAFETY: `c` is a live, exclusive slice of four `u32`, so `p` is
-        // valid and aligned (to 4, as `[u32; 4]` needs) for a write of one
-        // `[u32; 4]`.
-        unsafe { core::ptr::write_volatile(p, [0u32; 4]) };
+        let p: *mut [T; N] = c.as_mut_ptr().cast();
+        // SAFETY: `c` is a live, exclusive slice of `N` elements of `T`,
+        // so `p` is valid for a write of one `[T; N]` and aligned for it
+        // (an array has its element's alignment).
+        unsafe { core::ptr::write_volatile(p, [T::default(); N]) };
     }
     chunks.into_remainder().zeroize();
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
