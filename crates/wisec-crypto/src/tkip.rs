@@ -799,12 +799,7 @@ impl DangerTkip {
         rc4.with_stream(|st| {
             let (msdu, tail) = region.split_at_mut(msdu_len);
             let (words, rest) = msdu.as_chunks_mut::<4>();
-            let mut lr = mic.state();
-            st.words(words.iter_mut(), |w, k| {
-                let p = u32::from_le_bytes(*w) ^ k;
-                *w = p.to_le_bytes();
-                lr = michael::absorb(lr.0, lr.1, p);
-            });
+            let lr = st.xor_then_fold(words, mic.state(), |(l, r), p| michael::absorb(l, r, p));
             mic.set_state(lr);
             for b in rest.iter_mut() {
                 *b ^= st.byte();
