@@ -750,12 +750,12 @@ macro_rules! wrapper {
 
 // Registers per group. On ymm, six: an AMD EPYC of family 19h model 01h
 // (Zen 3) issues two `vaesenc` a cycle with a latency of about four, so
-// a group of four registers left half its AES throughput unused, and one
-// of eight (with 15 round keys in 16 ymm registers) spilled. `gcm_speed
-// 1500 avx2` there, four against six registers: AES-256 sealed in 343 ns
-// against 325 and opened in 319 against 317, AES-128 272 against 274 and
-// 284 against 275; from 512 to 2304 octets six was faster or within 2%,
-// and at 300 octets within 4%.
+// a group of four registers left half its AES throughput unused; eight
+// were slower than six with AES-256 (measured, the cause not looked
+// into). `gcm_speed 1500 avx2` there, four against six registers:
+// AES-256 sealed in 343 ns against 325 and opened in 319 against 317,
+// AES-128 272 against 274 and 284 against 275; from 512 to 2304 octets
+// six was faster or within 2%, and at 300 octets within 4%.
 wrapper!("aes,ssse3,pclmulqdq", X, 8, crypt_x);
 wrapper!(
     "aes,ssse3,pclmulqdq,avx,avx2,vaes,vpclmulqdq",
