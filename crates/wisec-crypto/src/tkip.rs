@@ -779,23 +779,8 @@ impl DangerTkip {
         region: &mut [u8],
         msdu_len: usize,
     ) -> (bool, bool) {
-        Self::decrypt_absorbing(&mut rc4, &mut mic, region, msdu_len);
-        let mut crc = Crc32::new();
-        crc.update(&region[..msdu_len + MIC_LEN]);
-        let icv_ok = ct_eq(&crc.to_le_bytes(), &region[msdu_len + MIC_LEN..]);
-        let mut want = mic.finalize();
-        let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
-        want.zeroize();
-        (icv_ok, mic_ok)
-    }
-
-    /// The pass of [`DangerTkip::open_msdu`] over `region`: RC4 and
-    /// Michael side by side. A function of its own (as the RC4 stream of
-    /// the other paths is): inlined into its caller, the compiler ran
-    /// short of registers and kept Michael's state on the stack, on the
-    /// chain of every word.
-    #[inline(never)]
-    fn decrypt_absorbing(rc4: &mut Rc4, mic: &mut Michael, region: &mut [u8], msdu_len: usize) {
+        // RC4 and Michael side by side, in one pass (the words through
+        // the RC4 stream's own loop; see `seal_msdu`).
         rc4.with_stream(|st| {
             let (msdu, tail) = region.split_at_mut(msdu_len);
             let (words, rest) = msdu.as_chunks_mut::<4>();
@@ -809,6 +794,13 @@ impl DangerTkip {
                 *b ^= st.byte();
             }
         });
+        let mut crc = Crc32::new();
+        crc.update(&region[..msdu_len + MIC_LEN]);
+        let icv_ok = ct_eq(&crc.to_le_bytes(), &region[msdu_len + MIC_LEN..]);
+        let mut want = mic.finalize();
+        let mic_ok = ct_eq(&want, &region[msdu_len..msdu_len + MIC_LEN]);
+        want.zeroize();
+        (icv_ok, mic_ok)
     }
 
     /// The checks of protecting the unfragmented MSDU `frame` into `room`
